@@ -1,0 +1,19 @@
+//! # Handshake Lab evidence
+//!
+//! The one definition of the evidence a collector run writes and the viewer reads:
+//! serde types ([`schema`]), the schema version, and validation ([`Evidence::from_json`]).
+//! A JSON Schema of the same types is available through [`json_schema`].
+
+pub mod schema;
+mod validate;
+
+#[cfg(feature = "sample")]
+pub mod sample;
+
+pub use schema::*;
+pub use validate::{EvidenceError, Violation};
+
+/// The JSON Schema (draft 2020-12) of [`Evidence`], generated from the types.
+pub fn json_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(Evidence)).expect("a schema is JSON")
+}
