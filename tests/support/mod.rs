@@ -1,1 +1,46 @@
+//! Helpers for the end-to-end tests: the real collector binary and scratch folders.
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// Path of the collector binary, built once per test process (`cargo build -p collector`).
+pub fn collector_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let st = Command::new(cargo)
+            .current_dir(root())
+            .args(["build", "--quiet", "-p", "collector"])
+            .status()
+            .expect("cargo runs");
+        assert!(st.success(), "building the collector failed");
+        let bin = target_dir().join("debug").join("collector");
+        assert!(bin.is_file(), "no collector binary at {}", bin.display());
+        bin
+    })
+}
+
+/// A `Command` for the collector binary.
+pub fn collector() -> Command {
+    Command::new(collector_bin())
+}
+
+/// A fresh, empty scratch folder under the target dir (kept after the test for a look).
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = target_dir().join("e2e-scratch").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
