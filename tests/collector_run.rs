@@ -1,1 +1,349 @@
+//! The real collector binary, end to end: what it measures, what it refuses to claim,
+//! and how it fails.
 
+use std::collections::HashMap;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use e2e::{collector, scratch};
+use serde_json::Value;
+use shared::{ComparisonKind, Evidence, Mode, Protocol, ResultsIndex};
+
+fn run(args: &[&str]) -> Output {
+    collector().args(args).output().expect("collector runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// The one evidence file in `dir` (besides index.json), validated.
+fn only_evidence(dir: &std::path::Path) -> Evidence {
+    let files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.ends_with("index.json"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    Evidence::from_json(&std::fs::read_to_string(&files[0]).unwrap()).expect("evidence validates")
+}
+
+fn nearest_rank(samples: &[f64], p: f64) -> f64 {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    s[((p / 100.0 * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1]
+}
+
+#[test]
+fn quick_run_measures_every_default_arm_honestly() {
+    let dir = scratch("quick-run");
+    let out = run(&[
+        "run",
+        "--quick",
+        "--samples",
+        "60",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let e = only_evidence(&dir);
+    assert!(e.run.complete);
+    assert_eq!(e.run.settings.samples, 60);
+    assert!(e.run.settings.tcp_nodelay);
+
+    let ids: Vec<&str> = e.arms.iter().map(|a| a.id.as_str()).collect();
+    let mut expected = vec!["tcp-connect".to_string()];
+    for cert in ["rsa2048", "ecdsa-p256"] {
+        for v in ["tls13", "tls12"] {
+            for m in ["full", "resumed-stateful", "resumed-ticket"] {
+                expected.push(format!("{v}-{m}-{cert}-x25519"));
+            }
+        }
+    }
+    let mut sorted_ids = ids.clone();
+    sorted_ids.sort();
+    expected.sort();
+    assert_eq!(sorted_ids, expected);
+
+    let by_id: HashMap<&str, &shared::Arm> = e.arms.iter().map(|a| (a.id.as_str(), a)).collect();
+    for a in &e.arms {
+        assert_eq!(a.error, None, "{}: {:?}", a.id, a.error);
+        assert_eq!(
+            (a.attempted, a.succeeded, a.failed),
+            (60, 60, 0),
+            "{}",
+            a.id
+        );
+        let l = a.latency_us.expect("latency present");
+        assert!(
+            l.min <= l.p50 && l.p50 <= l.p95 && l.p95 <= l.p99 && l.p99 <= l.max,
+            "{}",
+            a.id
+        );
+        // The summary is the raw samples' nearest-rank percentiles, nothing else.
+        for (p, v) in [(50.0, l.p50), (95.0, l.p95), (99.0, l.p99)] {
+            assert_eq!(nearest_rank(&a.samples_us, p), v, "{} p{p}", a.id);
+        }
+        let [lo, hi] = a.p50_ci95_us.unwrap();
+        assert!(lo <= l.p50 && l.p50 <= hi);
+        match a.mode {
+            Mode::Resumed => {
+                assert_eq!(
+                    (a.resumed.client, a.resumed.server),
+                    (60, 60),
+                    "{} resumed on both ends",
+                    a.id
+                );
+                let k = a.handshake_kinds.unwrap();
+                assert_eq!((k.client.full, k.server.full), (0, 0), "{}", a.id);
+            }
+            Mode::Full => {
+                assert_eq!(
+                    (a.resumed.client, a.resumed.server),
+                    (0, 0),
+                    "{} never resumed",
+                    a.id
+                );
+                assert_eq!(a.handshake_kinds.unwrap().client.full, 60, "{}", a.id);
+            }
+            Mode::Connect => assert!(a.handshake_kinds.is_none()),
+        }
+        if a.protocol != Protocol::Tcp {
+            let group: u64 = a
+                .negotiated
+                .iter()
+                .filter(|(k, _)| k.ends_with("X25519"))
+                .map(|(_, n)| n)
+                .sum();
+            let expected = if a.protocol == Protocol::Tls12 && a.mode == Mode::Resumed {
+                0
+            } else {
+                60
+            };
+            if expected > 0 {
+                assert_eq!(group, expected, "{} negotiated {:?}", a.id, a.negotiated);
+            }
+        }
+    }
+
+    let tcp = by_id["tcp-connect"].latency_us.unwrap().p50;
+    for a in e.arms.iter().filter(|a| a.mode == Mode::Full) {
+        assert!(
+            tcp < a.latency_us.unwrap().p50,
+            "TCP connect p50 {tcp} not below {} p50",
+            a.id
+        );
+    }
+    for cert in ["rsa2048", "ecdsa-p256"] {
+        for kind in ["stateful", "ticket"] {
+            let full = by_id[format!("tls12-full-{cert}-x25519").as_str()]
+                .latency_us
+                .unwrap()
+                .p50;
+            let resumed = by_id[format!("tls12-resumed-{kind}-{cert}-x25519").as_str()]
+                .latency_us
+                .unwrap()
+                .p50;
+            assert!(
+                resumed < full,
+                "TLS 1.2 {kind} resumption ({resumed}) not below full ({full}) for {cert}"
+            );
+        }
+    }
+
+    let speedups: Vec<_> = e
+        .comparisons
+        .iter()
+        .filter(|c| c.kind == ComparisonKind::ResumeSpeedup)
+        .collect();
+    assert_eq!(
+        speedups.len(),
+        8,
+        "one speedup per protocol × cert × resumption kind"
+    );
+    for c in &speedups {
+        let (full, resumed) = (by_id[c.baseline.as_str()], by_id[c.candidate.as_str()]);
+        assert_eq!(
+            c.p50_ratio,
+            full.latency_us.unwrap().p50 / resumed.latency_us.unwrap().p50
+        );
+        assert!(c.ci95[0] <= c.ci95[1]);
+    }
+    assert_eq!(
+        e.comparisons
+            .iter()
+            .filter(|c| c.kind == ComparisonKind::TlsOverTcp)
+            .count(),
+        4
+    );
+
+    let index: ResultsIndex =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
+    assert_eq!(index.runs.len(), 1);
+    assert_eq!(index.runs[0].file, format!("{}.json", e.run.id));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("tls13-resumed-ticket-ecdsa-p256-x25519")
+            && stdout.contains("Resume speedup"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn broken_resumption_is_an_error_not_a_resumed_arm() {
+    let dir = scratch("broken-resumption");
+    let out = run(&[
+        "run",
+        "--quick",
+        "--samples",
+        "20",
+        "--break-resumption",
+        "--arms",
+        "tls13-full-ecdsa,-resumed-",
+        "--certs",
+        "ecdsa-p256",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "stderr: {}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("did not measure what they claim"));
+    let e = only_evidence(&dir);
+    let resumed: Vec<_> = e.arms.iter().filter(|a| a.mode == Mode::Resumed).collect();
+    assert_eq!(resumed.len(), 4);
+    for a in resumed {
+        let err = a
+            .error
+            .as_deref()
+            .unwrap_or_else(|| panic!("{} has no error", a.id));
+        assert!(err.contains("expected resumed"), "{err}");
+        assert_eq!((a.resumed.client, a.resumed.server), (0, 0));
+    }
+    assert!(
+        e.comparisons
+            .iter()
+            .all(|c| c.kind != ComparisonKind::ResumeSpeedup),
+        "no speedup from arms that did not resume"
+    );
+    let full = e.arms.iter().find(|a| a.mode == Mode::Full).unwrap();
+    assert_eq!(full.error, None, "a full arm is still sound");
+}
+
+#[test]
+fn unwritable_output_is_reported_before_measuring() {
+    let dir = scratch("unwritable");
+    let blocker = dir.join("not-a-dir");
+    std::fs::write(&blocker, "x").unwrap();
+    let started = Instant::now();
+    let out = run(&["run", "--out", blocker.join("results").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("not-a-dir") && err.contains("nothing was run"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "it must not measure first"
+    );
+}
+
+#[test]
+fn ctrl_c_saves_what_was_measured() {
+    let dir = scratch("ctrl-c");
+    let child = collector()
+        .args([
+            "run",
+            "--samples",
+            "100000",
+            "--arms",
+            "tcp,tls13-full-ecdsa",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "stderr: {}",
+        text(&out.stderr)
+    );
+    let e = only_evidence(&dir);
+    assert!(!e.run.complete);
+    assert!(e.run.settings.extra["interrupted"].contains("Ctrl-C"));
+    assert!(!e.arms.is_empty());
+    for a in &e.arms {
+        assert!(
+            a.attempted > 0 && a.attempted < 100_000,
+            "{}: {}",
+            a.id,
+            a.attempted
+        );
+        assert_eq!(a.samples_us.len() as u64, a.succeeded);
+    }
+}
+
+#[test]
+fn a_hundred_thousand_samples_work() {
+    let dir = scratch("100k");
+    let out = run(&[
+        "run",
+        "--samples",
+        "100000",
+        "--warmup",
+        "10",
+        "--rounds",
+        "1",
+        "--arms",
+        "tcp-connect",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let e = only_evidence(&dir);
+    assert_eq!(e.arms[0].samples_us.len(), 100_000);
+}
+
+#[test]
+fn schema_and_help_explain_themselves() {
+    let out = run(&["schema"]);
+    assert!(out.status.success());
+    let schema: Value = serde_json::from_slice(&out.stdout).expect("the schema is JSON");
+    let s = schema.to_string();
+    assert!(
+        s.contains("samples_us") && s.contains("resume_speedup"),
+        "{s}"
+    );
+
+    let help = text(&run(&["run", "--help"]).stdout);
+    for needle in [
+        "An ARM is",
+        "--samples",
+        "--arms",
+        "--certs",
+        "--quick",
+        "Exit status",
+    ] {
+        assert!(
+            help.contains(needle) || text(&run(&["--help"]).stdout).contains(needle),
+            "help lacks {needle}"
+        );
+    }
+    let listed = text(&run(&["run", "--list-arms", "--arms", "tls12-*-ticket-*"]).stdout);
+    assert_eq!(
+        listed.lines().collect::<Vec<_>>(),
+        [
+            "tls12-resumed-ticket-rsa2048-x25519",
+            "tls12-resumed-ticket-ecdsa-p256-x25519"
+        ]
+    );
+}

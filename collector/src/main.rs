@@ -1,1 +1,22 @@
-fn main() {}
+use std::process::ExitCode;
+
+use clap::Parser;
+use collector::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => collector::run::run(args),
+        Command::Schema => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&shared::json_schema()).expect("schema is JSON")
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("collector: error: {e:#}");
+        ExitCode::FAILURE
+    })
+}

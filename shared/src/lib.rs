@@ -4,12 +4,14 @@
 //! serde types ([`schema`]), the schema version, and validation ([`Evidence::from_json`]).
 //! A JSON Schema of the same types is available through [`json_schema`].
 
+mod index;
 pub mod schema;
 mod validate;
 
 #[cfg(feature = "sample")]
 pub mod sample;
 
+pub use index::{IndexEntry, ResultsIndex};
 pub use schema::*;
 pub use validate::{EvidenceError, Violation};
 

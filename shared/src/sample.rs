@@ -54,6 +54,7 @@ pub fn arm(
         samples_us: samples,
         error: None,
         first_failure: None,
+        negotiated: BTreeMap::new(),
     }
 }
 

@@ -154,6 +154,9 @@ pub struct Arm {
     /// The first connection failure's message, if any connection failed.
     #[serde(default)]
     pub first_failure: Option<String>,
+    /// What the client negotiated ("protocol / cipher suite / group") → timed connections.
+    #[serde(default)]
+    pub negotiated: BTreeMap<String, u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]

@@ -1,0 +1,245 @@
+//! Arms: the kinds of connection the lab measures.
+//!
+//! An arm is a value ([`ArmSpec`]); starting it ([`ArmSpec::start`]) gives a
+//! [`Session`]: a server thread on loopback plus a client that makes one connection per
+//! call. The timing loop in [`crate::measure`] drives every kind of session the same way.
+
+mod server;
+mod tcp;
+mod tls;
+
+use std::fmt;
+use std::time::Duration;
+
+use shared::{CertKind, KxGroup, Mode, Protocol, Resumption, Stack};
+
+use crate::certs::CertStore;
+pub use server::ServerReport;
+
+/// Something that deliberately breaks an arm, so tests can see the breakage reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fault {
+    #[default]
+    None,
+    /// Servers keep no session state and issue no tickets: resumption cannot happen.
+    NoSessionStore,
+}
+
+/// One arm, as a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArmSpec {
+    pub protocol: Protocol,
+    pub mode: Mode,
+    pub resumption: Option<Resumption>,
+    pub cert: Option<CertKind>,
+    pub kx_group: Option<KxGroup>,
+    pub fault: Fault,
+}
+
+impl ArmSpec {
+    pub const TCP_CONNECT: ArmSpec = ArmSpec {
+        protocol: Protocol::Tcp,
+        mode: Mode::Connect,
+        resumption: None,
+        cert: None,
+        kx_group: None,
+        fault: Fault::None,
+    };
+
+    /// Readable, stable id: `tcp-connect`, `tls13-full-rsa2048-x25519`,
+    /// `tls12-resumed-stateful-ecdsa-p256-x25519`, ...
+    pub fn id(&self) -> String {
+        let mut parts: Vec<&str> = vec![match self.protocol {
+            Protocol::Tcp => "tcp",
+            Protocol::Tls12 => "tls12",
+            Protocol::Tls13 => "tls13",
+        }];
+        parts.push(self.mode.as_str());
+        if let Some(r) = self.resumption {
+            parts.push(r.as_str());
+        }
+        if let Some(c) = self.cert {
+            parts.push(c.as_str());
+        }
+        if let Some(g) = self.kx_group {
+            parts.push(g.as_str());
+        }
+        parts.join("-")
+    }
+
+    pub fn stack(&self) -> Stack {
+        match self.protocol {
+            Protocol::Tcp => Stack::KernelTcp,
+            Protocol::Tls12 | Protocol::Tls13 => Stack::Rustls,
+        }
+    }
+
+    /// What one sample covers, in words (written into the evidence).
+    pub fn timed_window(&self) -> &'static str {
+        match self.protocol {
+            Protocol::Tcp => "TCP connect: from connect() on a ready socket until connect() returns (SYN, SYN-ACK, ACK); excludes socket creation, the app byte and close",
+            _ => "connect + TLS handshake: from connect() on a ready socket until the client's rustls reports the handshake complete; excludes socket creation, certificate generation, the server's 1-byte app record (read after the timer, so TLS 1.3 tickets are processed) and close",
+        }
+    }
+
+    /// Starts this arm's server on loopback and returns a client session against it.
+    pub fn start(
+        &self,
+        certs: &CertStore,
+        io_timeout: Duration,
+    ) -> anyhow::Result<Box<dyn Session>> {
+        match self.protocol {
+            Protocol::Tcp => Ok(Box::new(tcp::TcpSession::start(io_timeout)?)),
+            Protocol::Tls12 | Protocol::Tls13 => {
+                Ok(Box::new(tls::TlsSession::start(self, certs, io_timeout)?))
+            }
+        }
+    }
+}
+
+impl fmt::Display for ArmSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.id())
+    }
+}
+
+/// What one connection reported, from both ends.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// Length of the timed window.
+    pub elapsed: Duration,
+    /// The whole connection cycle (timed window, app byte, close).
+    pub cycle: Duration,
+    /// Handshake facts as the client saw them (None for plain TCP).
+    pub client: Option<Handshake>,
+    /// Handshake facts as the server saw them (None for plain TCP).
+    pub server: Option<Handshake>,
+}
+
+/// Facts about one completed handshake, as one end reports them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handshake {
+    pub kind: rustls::HandshakeKind,
+    pub protocol: Option<rustls::ProtocolVersion>,
+    pub kx_group: Option<rustls::NamedGroup>,
+    pub cipher_suite: Option<rustls::CipherSuite>,
+}
+
+/// A started arm: each call makes one real connection against the arm's server.
+pub trait Session {
+    fn connect_once(&mut self) -> anyhow::Result<Outcome>;
+}
+
+/// The default arm set: TCP connect; for each cert and group, TLS 1.3 and TLS 1.2 in
+/// full, resumed-stateful and resumed-ticket modes. TLS 1.2 arms skip TLS 1.3-only groups.
+pub fn default_set(certs: &[CertKind], groups: &[KxGroup]) -> Vec<ArmSpec> {
+    let mut arms = vec![ArmSpec::TCP_CONNECT];
+    for &cert in certs {
+        for &group in groups {
+            for protocol in [Protocol::Tls13, Protocol::Tls12] {
+                if protocol == Protocol::Tls12 && tls13_only(group) {
+                    continue;
+                }
+                for (mode, resumption) in [
+                    (Mode::Full, None),
+                    (Mode::Resumed, Some(Resumption::Stateful)),
+                    (Mode::Resumed, Some(Resumption::Ticket)),
+                ] {
+                    arms.push(ArmSpec {
+                        protocol,
+                        mode,
+                        resumption,
+                        cert: Some(cert),
+                        kx_group: Some(group),
+                        fault: Fault::None,
+                    });
+                }
+            }
+        }
+    }
+    arms
+}
+
+/// Groups TLS 1.2 cannot negotiate.
+pub fn tls13_only(group: KxGroup) -> bool {
+    matches!(group, KxGroup::X25519Mlkem768)
+}
+
+/// Keeps the arms whose id matches any comma-separated pattern: `*` matches any run of
+/// characters; a pattern without `*` matches anywhere in the id.
+pub fn filter(arms: Vec<ArmSpec>, patterns: &str) -> Vec<ArmSpec> {
+    let pats: Vec<&str> = patterns
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    arms.into_iter()
+        .filter(|a| {
+            let id = a.id();
+            pats.iter().any(|p| {
+                if p.contains('*') {
+                    glob(p, &id)
+                } else {
+                    id.contains(p)
+                }
+            })
+        })
+        .collect()
+}
+
+fn glob(pattern: &str, text: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((head, rest)) => {
+            text.starts_with(head)
+                && (0..=text.len() - head.len()).any(|i| {
+                    text.is_char_boundary(head.len() + i) && glob(rest, &text[head.len() + i..])
+                })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_set_has_tcp_and_six_tls_arms_per_cert() {
+        let arms = default_set(
+            &[CertKind::Rsa2048, CertKind::EcdsaP256],
+            &[KxGroup::X25519],
+        );
+        assert_eq!(arms.len(), 13);
+        let ids: Vec<String> = arms.iter().map(ArmSpec::id).collect();
+        assert!(ids.contains(&"tcp-connect".to_string()));
+        assert!(ids.contains(&"tls13-resumed-ticket-ecdsa-p256-x25519".to_string()));
+        assert!(ids.contains(&"tls12-resumed-stateful-rsa2048-x25519".to_string()));
+        assert!(ids.contains(&"tls12-full-rsa2048-x25519".to_string()));
+        let unique: std::collections::HashSet<_> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len(), "ids are unique");
+    }
+
+    #[test]
+    fn tls12_skips_tls13_only_groups() {
+        let arms = default_set(&[CertKind::Ed25519], &[KxGroup::X25519Mlkem768]);
+        assert!(arms.iter().all(|a| a.protocol != Protocol::Tls12));
+        assert_eq!(arms.len(), 4);
+    }
+
+    #[test]
+    fn filter_by_substring_and_glob() {
+        let arms = default_set(
+            &[CertKind::Rsa2048, CertKind::EcdsaP256],
+            &[KxGroup::X25519],
+        );
+        let ids = |v: Vec<ArmSpec>| v.iter().map(ArmSpec::id).collect::<Vec<_>>();
+        assert_eq!(ids(filter(arms.clone(), "tcp")), vec!["tcp-connect"]);
+        assert_eq!(filter(arms.clone(), "tls12-resumed").len(), 4);
+        assert_eq!(
+            ids(filter(arms.clone(), "tls13-*-ticket-rsa*")),
+            vec!["tls13-resumed-ticket-rsa2048-x25519"]
+        );
+        assert_eq!(filter(arms.clone(), "tcp, tls13-full").len(), 3);
+        assert!(filter(arms, "nothing-like-this").is_empty());
+    }
+}

@@ -1,0 +1,141 @@
+//! The server half every arm shares: one thread on loopback that accepts connections one
+//! at a time, lets the arm's handler run each, and reports what the handshake was.
+
+use std::io::Read;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use socket2::{Domain, Socket, Type};
+
+use super::Handshake;
+
+/// What the server saw on one connection, keyed by the client's port.
+#[derive(Debug)]
+pub struct ServerReport {
+    pub peer_port: u16,
+    pub result: std::result::Result<Option<Handshake>, String>,
+}
+
+/// An arm's per-connection server logic.
+pub trait Handler: Send + 'static {
+    /// Serves one accepted connection: handshake, then `report` exactly once, then one
+    /// application byte, then read until the client closes.
+    fn handle(
+        &mut self,
+        stream: TcpStream,
+        report: &mut dyn FnMut(std::result::Result<Option<Handshake>, String>),
+    );
+}
+
+/// A running server thread bound to 127.0.0.1 on a free port.
+pub struct Server {
+    addr: SocketAddr,
+    reports: Receiver<ServerReport>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    pub fn spawn(name: &str, io_timeout: Duration, mut handler: impl Handler) -> Result<Server> {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).with_context(|| {
+            format!("could not bind the server for arm `{name}` to 127.0.0.1 (any free port)")
+        })?;
+        let addr = listener.local_addr()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, reports) = mpsc::channel();
+        let stop2 = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("server {name}"))
+            .spawn(move || accept_loop(listener, io_timeout, &stop2, &tx, &mut handler))
+            .context("could not start a server thread")?;
+        Ok(Server {
+            addr,
+            reports,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The server's report for the connection from `local_port`, skipping stale reports
+    /// from earlier connections that failed on the client side.
+    pub fn report_for(&self, local_port: u16, timeout: Duration) -> Result<Option<Handshake>> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.reports.recv_timeout(left) {
+                Ok(r) if r.peer_port == local_port => {
+                    return r.result.map_err(|e| anyhow!("server side: {e}"));
+                }
+                Ok(_) => continue,
+                Err(RecvTimeoutError::Timeout) => {
+                    bail!("the server reported nothing within {timeout:?}")
+                }
+                Err(RecvTimeoutError::Disconnected) => bail!("the server thread has stopped"),
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Wake the blocking accept().
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn accept_loop(
+    listener: TcpListener,
+    io_timeout: Duration,
+    stop: &AtomicBool,
+    tx: &Sender<ServerReport>,
+    handler: &mut dyn Handler,
+) {
+    for stream in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let peer_port = stream.peer_addr().map(|a| a.port()).unwrap_or(0);
+        let setup = stream
+            .set_nodelay(true)
+            .and_then(|_| stream.set_read_timeout(Some(io_timeout)))
+            .and_then(|_| stream.set_write_timeout(Some(io_timeout)));
+        let mut report = |result| {
+            let _ = tx.send(ServerReport { peer_port, result });
+        };
+        match setup {
+            Ok(()) => handler.handle(stream, &mut report),
+            Err(e) => report(Err(format!("socket setup: {e}"))),
+        }
+    }
+}
+
+/// Reads until the client closes (EOF, or the RST its zero linger sends).
+pub fn drain(mut r: impl Read) {
+    let mut buf = [0u8; 512];
+    while matches!(r.read(&mut buf), Ok(n) if n > 0) {}
+}
+
+/// A client socket made ready before the timer starts: `TCP_NODELAY`, `SO_LINGER {on, 0}`
+/// (close sends RST and leaves no TIME_WAIT) and I/O timeouts.
+pub fn ready_socket(io_timeout: Duration) -> Result<Socket> {
+    let s = Socket::new(Domain::IPV4, Type::STREAM, None).context("socket()")?;
+    s.set_tcp_nodelay(true).context("TCP_NODELAY")?;
+    s.set_linger(Some(Duration::ZERO)).context("SO_LINGER")?;
+    s.set_read_timeout(Some(io_timeout))?;
+    s.set_write_timeout(Some(io_timeout))?;
+    Ok(s)
+}

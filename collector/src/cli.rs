@@ -1,0 +1,112 @@
+//! Command-line interface.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use shared::{CertKind, KxGroup};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "collector",
+    version,
+    about = "Measure what a TLS handshake really costs, on loopback, with evidence.",
+    long_about = "Measure what a TLS handshake really costs, on loopback, with evidence.\n\n\
+An ARM is one kind of connection, measured many times: plain TCP connect (the floor), or a \
+rustls TLS 1.3 / TLS 1.2 handshake, full or resumed (stateful: server-side session state, \
+i.e. TLS 1.2 session IDs or TLS 1.3 stateful PSKs; ticket: encrypted tickets), for one \
+certificate kind and one pinned key-exchange group. Arm ids read like \
+`tls13-resumed-ticket-ecdsa-p256-x25519`.\n\n\
+Every timed connection is checked on both ends: a resumed arm where any handshake was full, \
+or a full arm that resumed, is recorded as an error in that arm's evidence and the run \
+exits non-zero. Results go to an evidence JSON file (see `collector schema`)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the arms and write evidence (DIR/<run-id>.json and DIR/index.json).
+    Run(RunArgs),
+    /// Print the JSON Schema of the evidence files, generated from the types.
+    Schema,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 all arms sound; 3 an arm's evidence has an error (e.g. a \
+resumed arm that did not resume; the evidence is still written); 130 interrupted by Ctrl-C \
+(arms measured so far are saved with `complete: false`); 1 anything else (message on stderr)."
+)]
+pub struct RunArgs {
+    /// Folder for the evidence; created if missing. Earlier runs in it are kept.
+    #[arg(long, value_name = "DIR", default_value = "results")]
+    pub out: PathBuf,
+
+    /// Timed connections per arm [default: 1000, or 100 with --quick].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub samples: Option<u64>,
+
+    /// Untimed warm-up connections per arm, spread over the rounds (at least one before
+    /// each chunk, which also primes resumption) [default: 100, or 20 with --quick].
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u64>,
+
+    /// Interleave arms: take each arm's samples in this many chunks, visiting every arm
+    /// once per round in a shuffled order, so drift in machine load hits all arms alike.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub rounds: u64,
+
+    /// Certificate kinds, comma-separated: rsa2048, rsa3072, rsa4096, ecdsa-p256,
+    /// ecdsa-p384, ed25519. Each gets its own CA and leaf, made in memory for this run.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "rsa2048,ecdsa-p256"
+    )]
+    pub certs: Vec<CertKind>,
+
+    /// Key-exchange groups, comma-separated: x25519, secp256r1, secp384r1, x25519mlkem768.
+    /// Each arm pins exactly one on both ends, so TLS 1.2 and 1.3 compare like with like;
+    /// TLS 1.2 arms skip x25519mlkem768 (TLS 1.3 only).
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "x25519"
+    )]
+    pub groups: Vec<KxGroup>,
+
+    /// Run only arms whose id matches one of these comma-separated patterns (a pattern
+    /// matches anywhere in the id; `*` matches any run of characters), e.g.
+    /// `tcp,tls13-full` or `tls12-*-ticket-*`.
+    #[arg(long, value_name = "FILTER")]
+    pub arms: Option<String>,
+
+    /// A quick run for smoke tests: fewer samples and warm-ups (unless given), 5 rounds.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Print the ids of the arms that would run, and exit.
+    #[arg(long)]
+    pub list_arms: bool,
+
+    /// Seed for the arm order and the bootstrap [default: random; recorded in the evidence].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+
+    /// Bootstrap resamples for the confidence intervals of ratios.
+    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(100..))]
+    pub bootstrap: u64,
+
+    /// Give up on a connection that makes no progress for this long.
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub io_timeout_ms: u64,
+
+    /// Testing aid: servers keep no session state and issue no tickets, so every resumed
+    /// arm must come out as an error. Shows that the resumption check works.
+    #[arg(long)]
+    pub break_resumption: bool,
+}

@@ -1,0 +1,73 @@
+//! Facts about the machine, read from /proc and /etc (Linux).
+
+use shared::{Environment, Library, LoadAverage};
+
+/// `/proc/loadavg`'s three averages; zeros where it cannot be read.
+pub fn load_average() -> [f64; 3] {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let mut it = text.split_whitespace().map(|x| x.parse().unwrap_or(0.0));
+    [
+        it.next().unwrap_or(0.0),
+        it.next().unwrap_or(0.0),
+        it.next().unwrap_or(0.0),
+    ]
+}
+
+pub fn hostname() -> String {
+    read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown-host".into())
+}
+
+/// The machine as it is now; `load_before` is the load average taken before measuring.
+pub fn collect(load_before: [f64; 3]) -> Environment {
+    Environment {
+        hostname: hostname(),
+        os: os_name(),
+        kernel: read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
+        cpu_model: cpu_model(),
+        logical_cpus: std::thread::available_parallelism()
+            .map(|n| n.get() as u64)
+            .unwrap_or(0),
+        load_average: LoadAverage {
+            before: load_before,
+            after: load_average(),
+        },
+        tls_library: Library {
+            name: "rustls".into(),
+            version: env!("LAB_RUSTLS_VERSION").into(),
+        },
+        crypto_provider: Library {
+            name: "aws-lc-rs".into(),
+            version: format!(
+                "{} (aws-lc-sys {})",
+                env!("LAB_AWS_LC_RS_VERSION"),
+                env!("LAB_AWS_LC_SYS_VERSION")
+            ),
+        },
+    }
+}
+
+fn read_trimmed(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+}
+
+fn os_name() -> String {
+    let text = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|v| v.trim_matches('"').to_string())
+        .unwrap_or_else(|| std::env::consts::OS.to_string())
+}
+
+fn cpu_model() -> String {
+    let text = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}

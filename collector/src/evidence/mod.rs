@@ -1,0 +1,160 @@
+//! Turning measured arms into evidence: summaries, honesty errors, comparisons; and
+//! writing it ([`write`]).
+
+pub mod environment;
+pub mod write;
+
+use shared::{Arm, Comparison, ComparisonKind, Mode, Protocol};
+
+use crate::measure::stats;
+use crate::measure::ArmRun;
+
+/// The evidence record of one measured arm. A broken promise (a resumed arm with a full
+/// handshake, a full arm that resumed, a wrong group) or an arm where every connection
+/// failed gets an `error`.
+pub fn build_arm(run: &ArmRun) -> Arm {
+    let spec = run.spec;
+    let succeeded = run.samples_us.len() as u64;
+    let summary = stats::summarize(&run.samples_us);
+    let broken: u64 = run.problems.values().copied().max().unwrap_or(0);
+    let error = if !run.problems.is_empty() {
+        let list: Vec<String> = run
+            .problems
+            .iter()
+            .map(|(p, n)| format!("{n}× {p}"))
+            .collect();
+        Some(format!(
+            "{broken} of {succeeded} timed connections did not do what this arm measures: {}",
+            list.join("; ")
+        ))
+    } else if succeeded == 0 && run.attempted > 0 {
+        Some(format!(
+            "all {} timed connections failed; first failure: {}",
+            run.attempted,
+            run.first_failure.as_deref().unwrap_or("unknown")
+        ))
+    } else {
+        None
+    };
+    let kinds = run.kinds;
+    Arm {
+        id: spec.id(),
+        stack: spec.stack(),
+        protocol: spec.protocol,
+        mode: spec.mode,
+        resumption: spec.resumption,
+        cert: spec.cert,
+        kx_group: spec.kx_group,
+        timed_window: spec.timed_window().to_string(),
+        attempted: run.attempted,
+        succeeded,
+        failed: run.failed,
+        resumed: shared::ResumedCounts {
+            client: kinds.map_or(0, |k| k.client.resumed),
+            server: kinds.map_or(0, |k| k.server.resumed),
+        },
+        handshake_kinds: kinds,
+        latency_us: summary.map(|s| s.0),
+        p50_ci95_us: summary.map(|s| s.1),
+        throughput_per_s: (succeeded > 0 && !run.cycle_total.is_zero())
+            .then(|| succeeded as f64 / run.cycle_total.as_secs_f64()),
+        samples_us: run.samples_us.clone(),
+        error,
+        first_failure: run.first_failure.clone(),
+        negotiated: run.negotiated.clone(),
+    }
+}
+
+/// Resume speedups (`p50(full) / p50(resumed)`) for every sound resumed arm with a sound
+/// full arm of the same protocol, cert and group; TLS-over-TCP ratios for every sound
+/// full TLS arm. Arms with an `error` get no comparison: a speedup from connections that
+/// did not resume would be a false claim.
+pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison> {
+    let sound = |a: &&Arm| a.error.is_none() && a.latency_us.is_some();
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut out = Vec::new();
+    let mut push = |kind, baseline: &Arm, candidate: &Arm, numerator: &Arm, denominator: &Arm| {
+        let (Some(n), Some(d)) = (numerator.latency_us, denominator.latency_us) else {
+            return;
+        };
+        out.push(Comparison {
+            kind,
+            baseline: baseline.id.clone(),
+            candidate: candidate.id.clone(),
+            p50_ratio: n.p50 / d.p50,
+            ci95: stats::ratio_ci95(
+                &numerator.samples_us,
+                &denominator.samples_us,
+                resamples,
+                &mut rng,
+            ),
+        });
+    };
+    for resumed in arms
+        .iter()
+        .filter(sound)
+        .filter(|a| a.mode == Mode::Resumed)
+    {
+        let full = arms.iter().filter(sound).find(|a| {
+            a.mode == Mode::Full
+                && a.stack == resumed.stack
+                && a.protocol == resumed.protocol
+                && a.cert == resumed.cert
+                && a.kx_group == resumed.kx_group
+        });
+        if let Some(full) = full {
+            push(ComparisonKind::ResumeSpeedup, full, resumed, full, resumed);
+        }
+    }
+    if let Some(tcp) = arms
+        .iter()
+        .filter(sound)
+        .find(|a| a.protocol == Protocol::Tcp)
+    {
+        for tls in arms
+            .iter()
+            .filter(sound)
+            .filter(|a| a.protocol != Protocol::Tcp && a.mode == Mode::Full)
+        {
+            push(ComparisonKind::TlsOverTcp, tcp, tls, tls, tcp);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::sample;
+
+    use super::*;
+
+    #[test]
+    fn speedup_is_full_over_resumed() {
+        let e = sample::evidence();
+        let c = comparisons(&e.arms, 200, 1);
+        let speedup = c
+            .iter()
+            .find(|c| c.kind == ComparisonKind::ResumeSpeedup)
+            .unwrap();
+        assert_eq!(speedup.baseline, "tls13-full-ecdsa-p256-x25519");
+        assert_eq!(speedup.candidate, "tls13-resumed-ticket-ecdsa-p256-x25519");
+        assert_eq!(speedup.p50_ratio, 400.0 / 200.0);
+        let over_tcp = c
+            .iter()
+            .find(|c| c.kind == ComparisonKind::TlsOverTcp)
+            .unwrap();
+        assert_eq!(over_tcp.p50_ratio, 400.0 / 21.0);
+        assert!(over_tcp.ci95[0] <= over_tcp.ci95[1]);
+    }
+
+    #[test]
+    fn an_arm_with_an_error_gets_no_speedup() {
+        let mut e = sample::evidence();
+        e.arms[2].error = Some("did not resume".into());
+        let c = comparisons(&e.arms, 50, 1);
+        assert!(
+            c.iter().all(|c| c.kind != ComparisonKind::ResumeSpeedup),
+            "{c:?}"
+        );
+    }
+}

@@ -1,0 +1,178 @@
+//! The timing loop, written once for every arm, and the per-connection checks that make
+//! a resumed arm that did not resume an error rather than a number.
+
+pub mod stats;
+mod verify;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use shared::{HandshakeKinds, KindCounts};
+
+use crate::arms::{ArmSpec, Session};
+use crate::progress::Progress;
+pub use verify::check;
+
+/// How many connections, and in what order.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// Timed connections per arm.
+    pub samples: u64,
+    /// Untimed connections per arm before each of its chunks (at least 1).
+    pub warmup_per_chunk: u64,
+    /// Each arm's samples are taken in this many chunks; every round visits every arm
+    /// once, in an order shuffled per round.
+    pub rounds: u64,
+    /// Seed of the per-round shuffle.
+    pub seed: u64,
+}
+
+impl Plan {
+    /// Timed connections of `arm`'s chunk in `round` (chunks differ by at most one).
+    fn chunk(&self, round: u64) -> u64 {
+        self.samples * (round + 1) / self.rounds - self.samples * round / self.rounds
+    }
+}
+
+/// Everything one arm's timed connections produced.
+#[derive(Debug)]
+pub struct ArmRun {
+    pub spec: ArmSpec,
+    pub attempted: u64,
+    pub failed: u64,
+    /// Timed window of every successful connection, in µs, in the order taken.
+    pub samples_us: Vec<f64>,
+    /// Sum of the whole connection cycles of successful connections.
+    pub cycle_total: Duration,
+    pub first_failure: Option<String>,
+    pub kinds: Option<HandshakeKinds>,
+    /// Broken promises (e.g. "client reported a full handshake, expected resumed"),
+    /// with how many timed connections broke each.
+    pub problems: BTreeMap<String, u64>,
+    /// What was negotiated, as "protocol / cipher suite / group", with counts.
+    pub negotiated: BTreeMap<String, u64>,
+    pub warmup_failed: u64,
+}
+
+impl ArmRun {
+    fn new(spec: ArmSpec, capacity: u64) -> Self {
+        ArmRun {
+            spec,
+            attempted: 0,
+            failed: 0,
+            samples_us: Vec::with_capacity(capacity as usize),
+            cycle_total: Duration::ZERO,
+            first_failure: None,
+            kinds: None,
+            problems: BTreeMap::new(),
+            negotiated: BTreeMap::new(),
+            warmup_failed: 0,
+        }
+    }
+
+    fn record(&mut self, outcome: &crate::arms::Outcome) {
+        self.samples_us.push(round_ns(outcome.elapsed));
+        self.cycle_total += outcome.cycle;
+        for p in check(&self.spec, outcome) {
+            *self.problems.entry(p).or_default() += 1;
+        }
+        if let (Some(c), Some(s)) = (&outcome.client, &outcome.server) {
+            let kinds = self.kinds.get_or_insert_with(HandshakeKinds::default);
+            count(&mut kinds.client, c.kind);
+            count(&mut kinds.server, s.kind);
+            let label = format!(
+                "{} / {} / {}",
+                c.protocol
+                    .map(|p| format!("{p:?}"))
+                    .unwrap_or_else(|| "?".into()),
+                c.cipher_suite
+                    .map(|p| format!("{p:?}"))
+                    .unwrap_or_else(|| "?".into()),
+                c.kx_group
+                    .map(|p| format!("{p:?}"))
+                    .unwrap_or_else(|| "no key exchange".into()),
+            );
+            *self.negotiated.entry(label).or_default() += 1;
+        }
+    }
+}
+
+fn count(k: &mut KindCounts, kind: rustls::HandshakeKind) {
+    match kind {
+        rustls::HandshakeKind::Full => k.full += 1,
+        rustls::HandshakeKind::FullWithHelloRetryRequest => k.full_with_hello_retry += 1,
+        rustls::HandshakeKind::Resumed => k.resumed += 1,
+    }
+}
+
+/// Microseconds, kept to the nanosecond.
+fn round_ns(d: Duration) -> f64 {
+    d.as_nanos() as f64 / 1000.0
+}
+
+/// Runs every arm's connections, interleaved in rounds. Stops early (keeping what was
+/// measured) when `stop` is set; failed connections are counted, never dropped.
+pub fn run(
+    sessions: &mut [(ArmSpec, Box<dyn Session>)],
+    plan: &Plan,
+    progress: &Progress,
+    stop: &AtomicBool,
+) -> Vec<ArmRun> {
+    let mut runs: Vec<ArmRun> = sessions
+        .iter()
+        .map(|(s, _)| ArmRun::new(*s, plan.samples))
+        .collect();
+    let mut rng = fastrand::Rng::with_seed(plan.seed);
+    let mut order: Vec<usize> = (0..sessions.len()).collect();
+    'rounds: for round in 0..plan.rounds {
+        rng.shuffle(&mut order);
+        for &i in &order {
+            let (_, session) = &mut sessions[i];
+            let run = &mut runs[i];
+            for _ in 0..plan.warmup_per_chunk {
+                if stop.load(Ordering::Relaxed) {
+                    break 'rounds;
+                }
+                if session.connect_once().is_err() {
+                    run.warmup_failed += 1;
+                }
+            }
+            for _ in 0..plan.chunk(round) {
+                if stop.load(Ordering::Relaxed) {
+                    break 'rounds;
+                }
+                run.attempted += 1;
+                match session.connect_once() {
+                    Ok(outcome) => run.record(&outcome),
+                    Err(e) => {
+                        run.failed += 1;
+                        run.first_failure.get_or_insert_with(|| format!("{e:#}"));
+                    }
+                }
+                progress.tick(i);
+            }
+        }
+        progress.round_done(round + 1, plan.rounds);
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_add_up_to_samples() {
+        for (samples, rounds) in [(1000, 10), (7, 3), (5, 10), (100_000, 7)] {
+            let plan = Plan {
+                samples,
+                warmup_per_chunk: 1,
+                rounds,
+                seed: 0,
+            };
+            let total: u64 = (0..rounds).map(|r| plan.chunk(r)).sum();
+            assert_eq!(total, samples, "{samples} over {rounds}");
+        }
+    }
+}

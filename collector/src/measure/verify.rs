@@ -1,0 +1,184 @@
+//! Per-connection checks: did this connection do what its arm promises?
+
+use shared::{Mode, Protocol};
+
+use crate::arms::{ArmSpec, Handshake, Outcome};
+
+/// Every way `outcome` breaks `arm`'s promise (empty when it kept it).
+pub fn check(arm: &ArmSpec, outcome: &Outcome) -> Vec<String> {
+    if arm.protocol == Protocol::Tcp {
+        return Vec::new();
+    }
+    let mut problems = Vec::new();
+    for (side, facts) in [("client", &outcome.client), ("server", &outcome.server)] {
+        match facts {
+            None => problems.push(format!("{side} reported no handshake")),
+            Some(h) => check_side(arm, side, h, &mut problems),
+        }
+    }
+    problems
+}
+
+fn check_side(arm: &ArmSpec, side: &str, h: &Handshake, problems: &mut Vec<String>) {
+    let expected_kind = match arm.mode {
+        Mode::Resumed => rustls::HandshakeKind::Resumed,
+        _ => rustls::HandshakeKind::Full,
+    };
+    if h.kind != expected_kind {
+        problems.push(format!(
+            "{side} reported a {} handshake, expected {}",
+            kind_name(h.kind),
+            kind_name(expected_kind)
+        ));
+    }
+    let expected_version = match arm.protocol {
+        Protocol::Tls12 => rustls::ProtocolVersion::TLSv1_2,
+        _ => rustls::ProtocolVersion::TLSv1_3,
+    };
+    if h.protocol != Some(expected_version) {
+        problems.push(format!(
+            "{side} negotiated {:?}, expected {expected_version:?}",
+            h.protocol
+        ));
+    }
+    // A TLS 1.2 resumption runs no key exchange; every other handshake must use the pinned group.
+    let needs_kx = !(arm.protocol == Protocol::Tls12 && h.kind == rustls::HandshakeKind::Resumed);
+    if let Some(pinned) = arm.kx_group.filter(|_| needs_kx) {
+        let want = named_group(pinned);
+        if h.kx_group != Some(want) {
+            problems.push(format!(
+                "{side} key exchange was {:?}, expected {want:?}",
+                h.kx_group
+            ));
+        }
+    }
+}
+
+fn kind_name(k: rustls::HandshakeKind) -> &'static str {
+    match k {
+        rustls::HandshakeKind::Full => "full",
+        rustls::HandshakeKind::FullWithHelloRetryRequest => "full (with HelloRetryRequest)",
+        rustls::HandshakeKind::Resumed => "resumed",
+    }
+}
+
+pub fn named_group(g: shared::KxGroup) -> rustls::NamedGroup {
+    match g {
+        shared::KxGroup::X25519 => rustls::NamedGroup::X25519,
+        shared::KxGroup::Secp256r1 => rustls::NamedGroup::secp256r1,
+        shared::KxGroup::Secp384r1 => rustls::NamedGroup::secp384r1,
+        shared::KxGroup::X25519Mlkem768 => rustls::NamedGroup::X25519MLKEM768,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use shared::{CertKind, KxGroup, Resumption};
+
+    use super::*;
+    use crate::arms::Fault;
+
+    fn arm(protocol: Protocol, mode: Mode) -> ArmSpec {
+        ArmSpec {
+            protocol,
+            mode,
+            resumption: (mode == Mode::Resumed).then_some(Resumption::Ticket),
+            cert: Some(CertKind::EcdsaP256),
+            kx_group: Some(KxGroup::X25519),
+            fault: Fault::None,
+        }
+    }
+
+    fn outcome(
+        kind: rustls::HandshakeKind,
+        v: rustls::ProtocolVersion,
+        g: Option<rustls::NamedGroup>,
+    ) -> Outcome {
+        let h = Handshake {
+            kind,
+            protocol: Some(v),
+            kx_group: g,
+            cipher_suite: None,
+        };
+        Outcome {
+            elapsed: Duration::ZERO,
+            cycle: Duration::ZERO,
+            client: Some(h.clone()),
+            server: Some(h),
+        }
+    }
+
+    use rustls::HandshakeKind::{Full, Resumed};
+    use rustls::NamedGroup::{secp256r1, X25519};
+    use rustls::ProtocolVersion::{TLSv1_2, TLSv1_3};
+
+    #[test]
+    fn kept_promises_pass() {
+        assert!(check(
+            &arm(Protocol::Tls13, Mode::Full),
+            &outcome(Full, TLSv1_3, Some(X25519))
+        )
+        .is_empty());
+        assert!(check(
+            &arm(Protocol::Tls13, Mode::Resumed),
+            &outcome(Resumed, TLSv1_3, Some(X25519))
+        )
+        .is_empty());
+        // TLS 1.2 resumption has no key exchange to check.
+        assert!(check(
+            &arm(Protocol::Tls12, Mode::Resumed),
+            &outcome(Resumed, TLSv1_2, None)
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn a_resumed_arm_that_did_not_resume_is_flagged_on_both_ends() {
+        let p = check(
+            &arm(Protocol::Tls13, Mode::Resumed),
+            &outcome(Full, TLSv1_3, Some(X25519)),
+        );
+        assert_eq!(
+            p,
+            vec![
+                "client reported a full handshake, expected resumed",
+                "server reported a full handshake, expected resumed"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_full_arm_that_resumed_is_flagged() {
+        let p = check(
+            &arm(Protocol::Tls12, Mode::Full),
+            &outcome(Resumed, TLSv1_2, Some(X25519)),
+        );
+        assert_eq!(p.len(), 2, "{p:?}");
+    }
+
+    #[test]
+    fn wrong_group_or_version_is_flagged() {
+        let p = check(
+            &arm(Protocol::Tls13, Mode::Full),
+            &outcome(Full, TLSv1_3, Some(secp256r1)),
+        );
+        assert!(p[0].contains("key exchange"), "{p:?}");
+        let p = check(
+            &arm(Protocol::Tls13, Mode::Full),
+            &outcome(Full, TLSv1_2, Some(X25519)),
+        );
+        assert!(p[0].contains("negotiated"), "{p:?}");
+    }
+
+    #[test]
+    fn missing_server_report_is_flagged() {
+        let mut o = outcome(Full, TLSv1_3, Some(X25519));
+        o.server = None;
+        assert_eq!(
+            check(&arm(Protocol::Tls13, Mode::Full), &o),
+            vec!["server reported no handshake"]
+        );
+    }
+}

@@ -1,0 +1,71 @@
+//! The summary printed at the end of a run.
+
+use std::fmt::Write;
+
+use shared::{ComparisonKind, Evidence};
+
+/// Microseconds for people: `812.4 µs`, `1.24 ms`.
+pub fn us(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{:.2} ms", v / 1000.0)
+    } else {
+        format!("{v:.1} µs")
+    }
+}
+
+pub fn summary(e: &Evidence) -> String {
+    let mut out = String::new();
+    let w = e.arms.iter().map(|a| a.id.len()).max().unwrap_or(10).max(3);
+    let _ = writeln!(
+        out,
+        "{:w$}  {:>6}  {:>10}  {:>10}  {:>10}  {:>23}  {:>11}  {:>6}",
+        "arm", "n", "p50", "p95", "p99", "p50 95% CI", "resumed c/s", "failed"
+    );
+    for a in &e.arms {
+        let (p50, p95, p99) = a
+            .latency_us
+            .map_or(("-".into(), "-".into(), "-".into()), |l| {
+                (us(l.p50), us(l.p95), us(l.p99))
+            });
+        let ci = a
+            .p50_ci95_us
+            .map_or("-".into(), |[lo, hi]| format!("{} – {}", us(lo), us(hi)));
+        let resumed = if a.handshake_kinds.is_some() {
+            format!("{}/{}", a.resumed.client, a.resumed.server)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            out,
+            "{:w$}  {:>6}  {:>10}  {:>10}  {:>10}  {:>23}  {:>11}  {:>6}",
+            a.id, a.succeeded, p50, p95, p99, ci, resumed, a.failed
+        );
+        if let Some(err) = &a.error {
+            let _ = writeln!(out, "{:w$}  ^ ERROR: {err}", "");
+        }
+    }
+    for (kind, title) in [
+        (
+            ComparisonKind::ResumeSpeedup,
+            "Resume speedup, p50(full) / p50(resumed):",
+        ),
+        (
+            ComparisonKind::TlsOverTcp,
+            "TLS over TCP connect, p50(TLS full) / p50(TCP connect):",
+        ),
+    ] {
+        let rows: Vec<_> = e.comparisons.iter().filter(|c| c.kind == kind).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{title}");
+        for c in rows {
+            let _ = writeln!(
+                out,
+                "  {:w$}  {:>7.2}x  (95% CI {:.2} – {:.2})",
+                c.candidate, c.p50_ratio, c.ci95[0], c.ci95[1]
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,270 @@
+//! `collector run`: plan, measure, write evidence, summarize.
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use shared::{Evidence, Run, Settings, Tool, SCHEMA_VERSION};
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+use crate::arms::{self, ArmSpec, Fault, Session};
+use crate::certs::{self, CertStore};
+use crate::cli::RunArgs;
+use crate::evidence::{self, environment, write};
+use crate::measure::{self, stats, Plan};
+use crate::progress::Progress;
+use crate::report;
+
+/// Exit status when an arm's evidence carries an error.
+pub const EXIT_ARM_ERROR: u8 = 3;
+/// Exit status after Ctrl-C (128 + SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+pub fn run(args: RunArgs) -> Result<ExitCode> {
+    let mut specs = arms::default_set(&args.certs, &args.groups);
+    if let Some(f) = &args.arms {
+        let all: Vec<String> = specs.iter().map(ArmSpec::id).collect();
+        specs = arms::filter(specs, f);
+        if specs.is_empty() {
+            bail!(
+                "--arms `{f}` matches no arm; the arms for these --certs and --groups are:\n  {}",
+                all.join("\n  ")
+            );
+        }
+    }
+    if args.list_arms {
+        for s in &specs {
+            println!("{s}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.break_resumption {
+        specs
+            .iter_mut()
+            .for_each(|s| s.fault = Fault::NoSessionStore);
+    }
+    write::check_writable(&args.out)
+        .map_err(|e| anyhow::anyhow!("{e:#} (checked before measuring; nothing was run)"))?;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(EXIT_INTERRUPTED as i32);
+        }
+        eprintln!(
+            "\ncollector: interrupted; saving what was measured (Ctrl-C again to quit at once)"
+        );
+    })
+    .context("could not install the Ctrl-C handler")?;
+
+    let samples = args.samples.unwrap_or(if args.quick { 100 } else { 1000 });
+    let warmup = args.warmup.unwrap_or(if args.quick { 20 } else { 100 });
+    let rounds = if args.quick {
+        args.rounds.min(5)
+    } else {
+        args.rounds
+    }
+    .min(samples);
+    let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
+    let plan = Plan {
+        samples,
+        warmup_per_chunk: warmup.div_ceil(rounds).max(1),
+        rounds,
+        seed,
+    };
+    let io_timeout = Duration::from_millis(args.io_timeout_ms);
+
+    let started = OffsetDateTime::now_utc();
+    let load_before = environment::load_average();
+    eprintln!(
+        "collector: {} arms × {samples} timed connections ({} rounds, {} warm-up per chunk), writing to {}",
+        specs.len(),
+        plan.rounds,
+        plan.warmup_per_chunk,
+        args.out.display()
+    );
+    let cert_store = CertStore::generate(specs.iter().filter_map(|s| s.cert))?;
+    let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = Vec::new();
+    for spec in &specs {
+        let session = spec
+            .start(&cert_store, io_timeout)
+            .with_context(|| format!("starting arm {spec}"))?;
+        sessions.push((*spec, session));
+    }
+    let progress = Progress::new(&specs, samples);
+    let runs = measure::run(&mut sessions, &plan, &progress, &stop);
+    progress.finish();
+    drop(sessions);
+    let interrupted = stop.load(Ordering::SeqCst);
+    let finished = OffsetDateTime::now_utc();
+
+    let arms: Vec<shared::Arm> = runs
+        .iter()
+        .filter(|r| r.attempted > 0)
+        .map(evidence::build_arm)
+        .collect();
+    let comparisons = evidence::comparisons(&arms, args.bootstrap as usize, seed);
+    let environment = environment::collect(load_before);
+    let run = Run {
+        id: run_id(started, &environment.hostname),
+        started_at: rfc3339(started),
+        finished_at: rfc3339(finished),
+        complete: !interrupted,
+        tool: Tool {
+            name: "collector".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            git_commit: Some(env!("LAB_GIT_COMMIT").to_string()).filter(|c| !c.is_empty()),
+        },
+        command_line: std::env::args().collect(),
+        settings: settings(&args, &plan, warmup, io_timeout, interrupted, &runs),
+    };
+    let evidence = Evidence {
+        schema_version: SCHEMA_VERSION,
+        run,
+        environment,
+        arms,
+        comparisons,
+    };
+    let violations = evidence.violations();
+    let (path, warning) = write::write_run(&args.out, &evidence)?;
+    if let Some(w) = warning {
+        eprintln!("collector: warning: {w}");
+    }
+    print!("{}", report::summary(&evidence));
+    println!(
+        "\nevidence: {} ({:.1} s, load average {:.2} → {:.2})",
+        path.display(),
+        (finished - started).as_seconds_f64(),
+        evidence.environment.load_average.before[0],
+        evidence.environment.load_average.after[0]
+    );
+    if !violations.is_empty() {
+        bail!(
+            "internal error: the evidence written to {} breaks its own invariants: {violations:?}",
+            path.display()
+        );
+    }
+    let broken: Vec<&str> = evidence
+        .arms
+        .iter()
+        .filter(|a| a.error.is_some())
+        .map(|a| a.id.as_str())
+        .collect();
+    if interrupted {
+        eprintln!("collector: interrupted; the evidence above is partial (complete: false)");
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    if !broken.is_empty() {
+        eprintln!(
+            "collector: error: {} arm(s) did not measure what they claim: {}",
+            broken.len(),
+            broken.join(", ")
+        );
+        return Ok(ExitCode::from(EXIT_ARM_ERROR));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn settings(
+    args: &RunArgs,
+    plan: &Plan,
+    warmup: u64,
+    io_timeout: Duration,
+    interrupted: bool,
+    runs: &[measure::ArmRun],
+) -> Settings {
+    let mut extra = BTreeMap::new();
+    let mut put = |k: &str, v: String| {
+        extra.insert(k.to_string(), v);
+    };
+    put(
+        "build_profile",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
+        .into(),
+    );
+    put("warmup_per_chunk", plan.warmup_per_chunk.to_string());
+    put(
+        "arm_order",
+        "every round visits every arm once, in an order shuffled per round from the seed".into(),
+    );
+    put("certificates", certs::DESCRIPTION.into());
+    put("server_config", "rustls defaults: in-memory session cache of 256, 2 TLS 1.3 tickets per handshake; ticket arms add the aws-lc-rs Ticketer (TLS 1.2 RFC 5077 tickets / TLS 1.3 stateless PSK); no client auth; one server thread per arm, one connection at a time".into());
+    put("client_config", "rustls ClientConfig per arm; full arms: resumption disabled; resumed arms: in-memory cache of 256 sessions, TLS 1.2 session IDs or tickets; SNI localhost; WebPKI verification against the run's CA".into());
+    put("io_timeout_ms", io_timeout.as_millis().to_string());
+    put(
+        "fault",
+        if args.break_resumption {
+            "no-session-store (--break-resumption)"
+        } else {
+            "none"
+        }
+        .into(),
+    );
+    if interrupted {
+        let done: u64 = runs.iter().map(|r| r.attempted).sum();
+        put(
+            "interrupted",
+            format!("Ctrl-C after {done} timed connections"),
+        );
+    }
+    Settings {
+        samples: plan.samples,
+        warmup,
+        rounds: plan.rounds,
+        tcp_nodelay: true,
+        so_linger_zero: true,
+        bind_address: "127.0.0.1".into(),
+        gap_between_connections_us: 0,
+        app_data_bytes: 1,
+        server_threads: 1,
+        client_threads: 1,
+        clock: "std::time::Instant (CLOCK_MONOTONIC)".into(),
+        percentile_definition: stats::PERCENTILE_DEFINITION.into(),
+        ci_method: stats::CI_METHOD.into(),
+        bootstrap_seed: plan.seed,
+        bootstrap_resamples: args.bootstrap,
+        certs: args.certs.clone(),
+        kx_groups: args.groups.clone(),
+        arms_filter: args.arms.clone(),
+        extra,
+    }
+}
+
+fn rfc3339(t: OffsetDateTime) -> String {
+    t.format(&Rfc3339)
+        .unwrap_or_else(|_| t.unix_timestamp().to_string())
+}
+
+/// `20261130T024512Z-<host>-<4 hex>`, safe as a file name.
+fn run_id(t: OffsetDateTime, host: &str) -> String {
+    let host: String = host
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    format!(
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z-{host}-{:04x}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        fastrand::u16(..)
+    )
+}
