@@ -129,6 +129,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         environment,
         arms,
         comparisons,
+        primitives: Vec::new(),
     };
     let violations = evidence.violations();
     let (path, warning) = write::write_run(&args.out, &evidence)?;
@@ -152,7 +153,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let broken: Vec<&str> = evidence
         .arms
         .iter()
-        .filter(|a| a.error.is_some())
+        .filter(|a| a.error.is_some() && a.known_pitfall.is_none())
         .map(|a| a.id.as_str())
         .collect();
     if interrupted {

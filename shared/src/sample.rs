@@ -27,13 +27,17 @@ pub fn arm(
         stddev: 0.0,
     });
     let resumed = if mode == Mode::Resumed { n as u64 } else { 0 };
+    let stack = if protocol == Protocol::Tcp {
+        Stack::KernelTcp
+    } else {
+        Stack::Rustls
+    };
     Arm {
         id: id.into(),
-        stack: if protocol == Protocol::Tcp {
-            Stack::KernelTcp
-        } else {
-            Stack::Rustls
-        },
+        stack,
+        client_stack: stack,
+        server_stack: stack,
+        peer_version: None,
         protocol,
         mode,
         resumption,
@@ -55,6 +59,13 @@ pub fn arm(
         error: None,
         first_failure: None,
         negotiated: BTreeMap::new(),
+        skipped: None,
+        known_pitfall: None,
+        rate: None,
+        crypto_floor_us: None,
+        crypto_floor_parts: Vec::new(),
+        efficiency: None,
+        capacity: None,
     }
 }
 
@@ -136,6 +147,7 @@ pub fn evidence() -> Evidence {
                 name: "aws-lc-rs".into(),
                 version: "0".into(),
             },
+            peers: Vec::new(),
         },
         comparisons: vec![Comparison {
             kind: ComparisonKind::ResumeSpeedup,
@@ -143,7 +155,9 @@ pub fn evidence() -> Evidence {
             candidate: arms[2].id.clone(),
             p50_ratio: 2.0,
             ci95: [1.5, 2.5],
+            basis: None,
         }],
         arms,
+        primitives: Vec::new(),
     }
 }

@@ -22,6 +22,10 @@ pub struct Evidence {
     pub environment: Environment,
     pub arms: Vec<Arm>,
     pub comparisons: Vec<Comparison>,
+    /// Public-key primitives timed in the same run with the same crypto provider, from
+    /// which each arm's `crypto_floor_us` can be recomputed.
+    #[serde(default)]
+    pub primitives: Vec<Primitive>,
 }
 
 /// Identity, timing and settings of a run.
@@ -103,6 +107,9 @@ pub struct Environment {
     pub load_average: LoadAverage,
     pub tls_library: Library,
     pub crypto_provider: Library,
+    /// Peer tools the run used or looked for (e.g. `openssl`, `python3`), with versions.
+    #[serde(default)]
+    pub peers: Vec<Library>,
 }
 
 /// `/proc/loadavg` (1, 5 and 15 minute averages) before and after the run.
@@ -123,7 +130,14 @@ pub struct Library {
 pub struct Arm {
     /// Readable and stable, e.g. `tls13-resumed-ticket-ecdsa-p256-x25519`.
     pub id: String,
+    /// Short label: the stack under test (for a peer arm, the peer's side).
     pub stack: Stack,
+    /// The implementation on each end, e.g. `openssl-s_time` against `rustls`.
+    pub client_stack: Stack,
+    pub server_stack: Stack,
+    /// Version of the peer tool this arm ran (e.g. `OpenSSL 3.0.19 …`), if any.
+    #[serde(default)]
+    pub peer_version: Option<String>,
     pub protocol: Protocol,
     pub mode: Mode,
     pub resumption: Option<Resumption>,
@@ -157,6 +171,81 @@ pub struct Arm {
     /// What the client negotiated ("protocol / cipher suite / group") → timed connections.
     #[serde(default)]
     pub negotiated: BTreeMap<String, u64>,
+    /// Why the arm was not run (e.g. its peer tool is not on PATH). A skipped arm has no
+    /// attempts, no latency and no error.
+    #[serde(default)]
+    pub skipped: Option<String>,
+    /// Set on an arm that reproduces a known measurement pitfall on purpose (e.g.
+    /// `openssl s_time -reuse` under TLS 1.3 without reading, which never resumes). Its
+    /// `error` is expected: shown, never turned into a speedup, but it does not fail the run.
+    #[serde(default)]
+    pub known_pitfall: Option<String>,
+    /// Rate-only arms (tools that report connections per second, not latencies).
+    #[serde(default)]
+    pub rate: Option<RateSummary>,
+    /// Sum of the public-key operations on the handshake's critical path, in µs.
+    #[serde(default)]
+    pub crypto_floor_us: Option<f64>,
+    #[serde(default)]
+    pub crypto_floor_parts: Vec<FloorPart>,
+    /// `crypto_floor_us / latency_us.p50`: the share of the median handshake that is
+    /// unavoidable public-key work.
+    #[serde(default)]
+    pub efficiency: Option<f64>,
+    /// Capacity arms: several clients against one server.
+    #[serde(default)]
+    pub capacity: Option<Capacity>,
+}
+
+/// What a rate-only tool reported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RateSummary {
+    pub connections: u64,
+    pub user_cpu_s: f64,
+    pub real_s: f64,
+    pub per_user_s: f64,
+    pub per_real_s: f64,
+}
+
+/// One public-key operation in an arm's crypto floor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FloorPart {
+    /// A name in the evidence's `primitives`.
+    pub primitive: String,
+    pub side: Side,
+    /// How many times the handshake performs it.
+    pub count: u64,
+    /// `count × median_us` of the primitive.
+    pub us: f64,
+}
+
+/// A timed primitive (like `openssl speed`, for what a handshake uses).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Primitive {
+    /// E.g. `ecdsa-p256-sign`, `x25519-keygen+agree`, `mlkem768-encapsulate`.
+    pub name: String,
+    /// Operations timed.
+    pub ops: u64,
+    pub median_us: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    Client,
+    Server,
+}
+
+/// Capacity under concurrency: `clients` client threads against one server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Capacity {
+    pub clients: u64,
+    pub server_workers: u64,
+    /// Completed handshakes in each whole second of the run.
+    pub per_second: Vec<f64>,
+    pub rate_median_per_s: f64,
+    /// 25th and 75th percentile of `per_second`.
+    pub rate_iqr_per_s: [f64; 2],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -200,6 +289,20 @@ pub struct Comparison {
     pub candidate: String,
     pub p50_ratio: f64,
     pub ci95: [f64; 2],
+    /// For rate comparisons: which rate the ratio is of (null for latency comparisons,
+    /// where `p50_ratio` is a ratio of median latencies).
+    #[serde(default)]
+    pub basis: Option<RateBasis>,
+}
+
+/// The denominator of a connections-per-second rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RateBasis {
+    /// Connections per second of wall-clock time.
+    PerRealS,
+    /// Connections per second of the client's user CPU time.
+    PerUserS,
 }
 
 /// What a [`Comparison`] compares.
@@ -211,6 +314,9 @@ pub enum ComparisonKind {
     ResumeSpeedup,
     /// `p50(TLS) / p50(TCP connect)`: baseline is TCP, candidate the TLS arm.
     TlsOverTcp,
+    /// `rate(reuse) / rate(new)` for a rate-only tool, per [`RateBasis`], only where
+    /// resumption was confirmed: baseline is the `-new` arm, candidate the `-reuse` arm.
+    ResumeRateSpeedup,
 }
 
 macro_rules! string_enum {
@@ -256,6 +362,12 @@ string_enum!(
         Rustls = "rustls",
         /// Plain TCP through the kernel: no TLS library involved.
         KernelTcp = "kernel-tcp",
+        /// `openssl s_time` (client).
+        OpensslSTime = "openssl-s_time",
+        /// `openssl s_server` (server).
+        OpensslSServer = "openssl-s_server",
+        /// Python's `ssl` module (the original lab's Arm A).
+        PythonSsl = "python-ssl",
     }
 );
 

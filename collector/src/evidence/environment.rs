@@ -43,6 +43,7 @@ pub fn collect(load_before: [f64; 3]) -> Environment {
                 env!("LAB_AWS_LC_SYS_VERSION")
             ),
         },
+        peers: Vec::new(),
     }
 }
 

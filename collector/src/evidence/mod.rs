@@ -40,6 +40,9 @@ pub fn build_arm(run: &ArmRun) -> Arm {
     Arm {
         id: spec.id(),
         stack: spec.stack(),
+        client_stack: spec.stack(),
+        server_stack: spec.stack(),
+        peer_version: None,
         protocol: spec.protocol,
         mode: spec.mode,
         resumption: spec.resumption,
@@ -62,6 +65,13 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         error,
         first_failure: run.first_failure.clone(),
         negotiated: run.negotiated.clone(),
+        skipped: None,
+        known_pitfall: None,
+        rate: None,
+        crypto_floor_us: None,
+        crypto_floor_parts: Vec::new(),
+        efficiency: None,
+        capacity: None,
     }
 }
 
@@ -88,6 +98,7 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
                 resamples,
                 &mut rng,
             ),
+            basis: None,
         });
     };
     for resumed in arms
