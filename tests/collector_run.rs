@@ -54,9 +54,13 @@ fn quick_run_measures_every_default_arm_honestly() {
     let ids: Vec<&str> = e.arms.iter().map(|a| a.id.as_str()).collect();
     let mut expected = vec!["tcp-connect".to_string()];
     for cert in ["rsa2048", "ecdsa-p256"] {
-        for v in ["tls13", "tls12"] {
+        for (v, group) in [
+            ("tls13", "x25519"),
+            ("tls12", "x25519"),
+            ("tls13", "x25519mlkem768"),
+        ] {
             for m in ["full", "resumed-stateful", "resumed-ticket"] {
-                expected.push(format!("{v}-{m}-{cert}-x25519"));
+                expected.push(format!("{v}-{m}-{cert}-{group}"));
             }
         }
     }
@@ -109,19 +113,20 @@ fn quick_run_measures_every_default_arm_honestly() {
             Mode::Connect => assert!(a.handshake_kinds.is_none()),
         }
         if a.protocol != Protocol::Tcp {
+            let pinned = if a.id.ends_with("x25519mlkem768") {
+                "X25519MLKEM768"
+            } else {
+                "X25519"
+            };
             let group: u64 = a
                 .negotiated
                 .iter()
-                .filter(|(k, _)| k.ends_with("X25519"))
+                .filter(|(k, _)| k.ends_with(&format!("/ {pinned}")))
                 .map(|(_, n)| n)
                 .sum();
-            let expected = if a.protocol == Protocol::Tls12 && a.mode == Mode::Resumed {
-                0
-            } else {
-                60
-            };
-            if expected > 0 {
-                assert_eq!(group, expected, "{} negotiated {:?}", a.id, a.negotiated);
+            // A TLS 1.2 resumption runs no key exchange; every other handshake used the pinned group.
+            if !(a.protocol == Protocol::Tls12 && a.mode == Mode::Resumed) {
+                assert_eq!(group, 60, "{} negotiated {:?}", a.id, a.negotiated);
             }
         }
     }
@@ -158,7 +163,7 @@ fn quick_run_measures_every_default_arm_honestly() {
         .collect();
     assert_eq!(
         speedups.len(),
-        8,
+        12,
         "one speedup per protocol × cert × resumption kind"
     );
     for c in &speedups {
@@ -174,7 +179,7 @@ fn quick_run_measures_every_default_arm_honestly() {
             .iter()
             .filter(|c| c.kind == ComparisonKind::TlsOverTcp)
             .count(),
-        4
+        6
     );
 
     let index: ResultsIndex =
@@ -202,6 +207,8 @@ fn broken_resumption_is_an_error_not_a_resumed_arm() {
         "tls13-full-ecdsa,-resumed-",
         "--certs",
         "ecdsa-p256",
+        "--groups",
+        "x25519",
         "--out",
         dir.to_str().unwrap(),
     ]);

@@ -64,7 +64,7 @@ pub fn algorithm(kind: CertKind) -> &'static SignatureAlgorithm {
 /// How the certificates of a run are made, in words (recorded in the evidence).
 pub const DESCRIPTION: &str = "generated in memory per run with rcgen (aws-lc-rs): a CA (basic constraints CA, key cert sign) and a leaf (not a CA, serverAuth, SAN localhost + 127.0.0.1) of the same key kind signed by it; the server sends the leaf only, the client trusts only the CA and verifies chain and name with rustls's WebPKI verifier";
 
-fn key_pair(kind: CertKind) -> Result<KeyPair, rcgen::Error> {
+pub fn key_pair(kind: CertKind) -> Result<KeyPair, rcgen::Error> {
     let size = match kind {
         CertKind::Rsa2048 => RsaKeySize::_2048,
         CertKind::Rsa3072 => RsaKeySize::_3072,

@@ -31,6 +31,32 @@ pub enum Command {
     Run(RunArgs),
     /// Print the JSON Schema of the evidence files, generated from the types.
     Schema,
+    /// Time the public-key primitives a handshake uses (like `openssl speed`, but only
+    /// what the handshakes here need), with the crypto provider rustls uses.
+    Floor(FloorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FloorArgs {
+    /// Certificate kinds whose signatures to time.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "rsa2048,rsa3072,rsa4096,ecdsa-p256,ecdsa-p384,ed25519"
+    )]
+    pub certs: Vec<CertKind>,
+    /// Key-exchange groups whose operations to time.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "x25519,secp256r1,secp384r1,x25519mlkem768"
+    )]
+    pub groups: Vec<KxGroup>,
+    /// Timed operations per primitive (RSA-3072/4096 signing uses a half/quarter of it).
+    #[arg(long, value_name = "N", default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..))]
+    pub ops: u64,
 }
 
 #[derive(Debug, Args)]
@@ -68,16 +94,37 @@ pub struct RunArgs {
     )]
     pub certs: Vec<CertKind>,
 
-    /// Key-exchange groups, comma-separated: x25519, secp256r1, secp384r1, x25519mlkem768.
-    /// Each arm pins exactly one on both ends, so TLS 1.2 and 1.3 compare like with like;
+    /// Key-exchange groups, comma-separated: x25519, secp256r1, secp384r1, x25519mlkem768
+    /// (the post-quantum hybrid). Each arm pins exactly one on both ends and checks the
+    /// negotiated one on every connection, so TLS 1.2 and 1.3 compare like with like;
     /// TLS 1.2 arms skip x25519mlkem768 (TLS 1.3 only).
     #[arg(
         long,
         value_name = "LIST",
         value_delimiter = ',',
-        default_value = "x25519"
+        default_value = "x25519,x25519mlkem768"
     )]
     pub groups: Vec<KxGroup>,
+
+    /// The full cross: every TLS version × mode × all six cert kinds × all four groups
+    /// (overrides --certs and --groups). Pair with e.g. `--samples 300`.
+    #[arg(long)]
+    pub matrix: bool,
+
+    /// Capacity arms: for each N, N client threads against one server with N worker
+    /// threads, full and resumed TLS 1.3 (first --certs kind, first --groups group), for
+    /// --capacity-seconds each. Reports handshakes per second for every whole second, and
+    /// latency under that load. E.g. `--concurrency 1,2,4`.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub concurrency: Vec<u64>,
+
+    /// Seconds each capacity arm runs.
+    #[arg(long, value_name = "S", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    pub capacity_seconds: u64,
+
+    /// Skip timing the public-key primitives (no crypto floor in the evidence).
+    #[arg(long)]
+    pub no_floor: bool,
 
     /// Run only arms whose id matches one of these comma-separated patterns (a pattern
     /// matches anywhere in the id; `*` matches any run of characters), e.g.

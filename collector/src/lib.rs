@@ -11,6 +11,7 @@ pub mod arms;
 pub mod certs;
 pub mod cli;
 pub mod evidence;
+pub mod floor;
 pub mod measure;
 pub mod progress;
 pub mod report;

@@ -7,6 +7,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => collector::run::run(args),
+        Command::Floor(args) => collector::floor::command(&args),
         Command::Schema => {
             println!(
                 "{}",

@@ -8,6 +8,9 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::arms::ArmSpec;
 
+/// Above this many arms, only the overall bar is drawn.
+const MAX_ARM_BARS: usize = 24;
+
 pub struct Progress {
     multi: MultiProgress,
     total: ProgressBar,
@@ -28,7 +31,7 @@ impl Progress {
         let total = multi.add(ProgressBar::new(samples * arms.len() as u64));
         total.set_style(
             ProgressStyle::with_template(&format!(
-                "{{prefix:{width}}} [{{bar:30}}] {{pos}}/{{len}} elapsed {{elapsed}}, ETA {{eta}}"
+                "{{prefix:{width}}} [{{bar:30}}] {{pos}}/{{len}} elapsed {{elapsed}}, ETA {{eta}}  {{msg}}"
             ))
             .expect("valid template")
             .progress_chars("=> "),
@@ -39,7 +42,13 @@ impl Progress {
         ))
         .expect("valid template")
         .progress_chars("=> ");
-        let bars = arms
+        // Many arms (e.g. --matrix): the overall bar alone, naming the arm being measured.
+        let per_arm = if arms.len() <= MAX_ARM_BARS {
+            arms
+        } else {
+            &[]
+        };
+        let bars = per_arm
             .iter()
             .map(|a| {
                 let b = multi.add(ProgressBar::new(samples));
@@ -59,8 +68,16 @@ impl Progress {
 
     /// One timed connection of arm `i` is done.
     pub fn tick(&self, i: usize) {
-        self.bars[i].inc(1);
+        if let Some(b) = self.bars.get(i) {
+            b.inc(1);
+        }
         self.total.inc(1);
+    }
+
+    /// Arm `arm` (the `pos`-th of `n` this round) is being measured.
+    pub fn at(&self, round: u64, rounds: u64, pos: usize, n: usize, arm: &ArmSpec) {
+        self.total
+            .set_message(format!("round {round}/{rounds}, arm {pos}/{n}: {arm}"));
     }
 
     pub fn round_done(&self, round: u64, rounds: u64) {

@@ -13,6 +13,16 @@ pub fn us(v: f64) -> String {
     }
 }
 
+/// The primitive table: name, operations timed, median.
+pub fn primitives(prims: &[shared::Primitive]) -> String {
+    let w = prims.iter().map(|p| p.name.len()).max().unwrap_or(9).max(9);
+    let mut out = format!("{:w$}  {:>6}  {:>12}\n", "primitive", "ops", "median");
+    for p in prims {
+        let _ = writeln!(out, "{:w$}  {:>6}  {:>12}", p.name, p.ops, us(p.median_us));
+    }
+    out
+}
+
 pub fn summary(e: &Evidence) -> String {
     let mut out = String::new();
     let w = e.arms.iter().map(|a| a.id.len()).max().unwrap_or(10).max(3);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use shared::{Evidence, Run, Settings, Tool, SCHEMA_VERSION};
+use shared::{CertKind, Evidence, KxGroup, Run, Settings, Tool, SCHEMA_VERSION};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
@@ -15,9 +15,13 @@ use crate::arms::{self, ArmSpec, Fault, Session};
 use crate::certs::{self, CertStore};
 use crate::cli::RunArgs;
 use crate::evidence::{self, environment, write};
-use crate::measure::{self, stats, Plan};
+use crate::floor;
+use crate::measure::{self, capacity, stats, Plan};
 use crate::progress::Progress;
 use crate::report;
+
+/// Timed operations per primitive for the crypto floor.
+const FLOOR_OPS: usize = 300;
 
 /// Exit status when an arm's evidence carries an error.
 pub const EXIT_ARM_ERROR: u8 = 3;
@@ -25,7 +29,12 @@ pub const EXIT_ARM_ERROR: u8 = 3;
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    let mut specs = arms::default_set(&args.certs, &args.groups);
+    let (certs, groups) = if args.matrix {
+        (CertKind::ALL.to_vec(), KxGroup::ALL.to_vec())
+    } else {
+        (args.certs.clone(), args.groups.clone())
+    };
+    let mut specs = arms::default_set(&certs, &groups);
     if let Some(f) = &args.arms {
         let all: Vec<String> = specs.iter().map(ArmSpec::id).collect();
         specs = arms::filter(specs, f);
@@ -100,14 +109,36 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let runs = measure::run(&mut sessions, &plan, &progress, &stop);
     progress.finish();
     drop(sessions);
-    let interrupted = stop.load(Ordering::SeqCst);
-    let finished = OffsetDateTime::now_utc();
 
-    let arms: Vec<shared::Arm> = runs
+    let mut arms: Vec<shared::Arm> = runs
         .iter()
         .filter(|r| r.attempted > 0)
         .map(evidence::build_arm)
         .collect();
+    if !args.concurrency.is_empty() && !stop.load(Ordering::SeqCst) {
+        let spec = capacity::base_spec(&certs, &groups);
+        let spec = ArmSpec {
+            fault: specs.first().map_or(Fault::None, |s| s.fault),
+            ..spec
+        };
+        let cert_store = CertStore::generate(spec.cert)?;
+        arms.extend(capacity::arms(
+            &spec,
+            &args.concurrency,
+            args.capacity_seconds,
+            &cert_store,
+            io_timeout,
+            &stop,
+        )?);
+    }
+    let interrupted = stop.load(Ordering::SeqCst);
+    let mut primitives = Vec::new();
+    if !args.no_floor && !interrupted {
+        eprintln!("collector: timing the public-key primitives for the crypto floor");
+        primitives = floor::measure(&arms, FLOOR_OPS)?;
+        arms.iter_mut().for_each(|a| floor::apply(a, &primitives));
+    }
+    let finished = OffsetDateTime::now_utc();
     let comparisons = evidence::comparisons(&arms, args.bootstrap as usize, seed);
     let environment = environment::collect(load_before);
     let run = Run {
@@ -121,7 +152,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             git_commit: Some(env!("LAB_GIT_COMMIT").to_string()).filter(|c| !c.is_empty()),
         },
         command_line: std::env::args().collect(),
-        settings: settings(&args, &plan, warmup, io_timeout, interrupted, &runs),
+        settings: settings(
+            &args,
+            &plan,
+            warmup,
+            io_timeout,
+            interrupted,
+            &runs,
+            (&certs, &groups),
+        ),
     };
     let evidence = Evidence {
         schema_version: SCHEMA_VERSION,
@@ -129,7 +168,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         environment,
         arms,
         comparisons,
-        primitives: Vec::new(),
+        primitives,
     };
     let violations = evidence.violations();
     let (path, warning) = write::write_run(&args.out, &evidence)?;
@@ -178,6 +217,7 @@ fn settings(
     io_timeout: Duration,
     interrupted: bool,
     runs: &[measure::ArmRun],
+    (certs, groups): (&[CertKind], &[KxGroup]),
 ) -> Settings {
     let mut extra = BTreeMap::new();
     let mut put = |k: &str, v: String| {
@@ -210,6 +250,13 @@ fn settings(
         }
         .into(),
     );
+    put("matrix", args.matrix.to_string());
+    if !args.no_floor {
+        put("crypto_floor", format!("{FLOOR_OPS} timed operations per primitive (RSA-3072/4096 signing: 1/2 and 1/4 of that), median, same aws-lc-rs as the handshakes, after the arms ran; floor = sum along the handshake's critical path"));
+    }
+    if !args.concurrency.is_empty() {
+        put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client", args.concurrency, args.capacity_seconds, capacity::WARMUP_PER_CLIENT));
+    }
     if interrupted {
         let done: u64 = runs.iter().map(|r| r.attempted).sum();
         put(
@@ -233,8 +280,8 @@ fn settings(
         ci_method: stats::CI_METHOD.into(),
         bootstrap_seed: plan.seed,
         bootstrap_resamples: args.bootstrap,
-        certs: args.certs.clone(),
-        kx_groups: args.groups.clone(),
+        certs: certs.to_vec(),
+        kx_groups: groups.to_vec(),
         arms_filter: args.arms.clone(),
         extra,
     }

@@ -4,9 +4,9 @@
 //! [`Session`]: a server thread on loopback plus a client that makes one connection per
 //! call. The timing loop in [`crate::measure`] drives every kind of session the same way.
 
-mod server;
+pub mod server;
 mod tcp;
-mod tls;
+pub mod tls;
 
 use std::fmt;
 use std::time::Duration;
@@ -123,6 +123,9 @@ pub struct Handshake {
     pub protocol: Option<rustls::ProtocolVersion>,
     pub kx_group: Option<rustls::NamedGroup>,
     pub cipher_suite: Option<rustls::CipherSuite>,
+    /// Client side: whether the server presented the arm's own leaf certificate
+    /// (None where not checked, e.g. on the server side).
+    pub expected_cert: Option<bool>,
 }
 
 /// A started arm: each call makes one real connection against the arm's server.

@@ -37,28 +37,57 @@ pub struct Server {
     addr: SocketAddr,
     reports: Receiver<ServerReport>,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    threads: Vec<JoinHandle<()>>,
 }
 
 impl Server {
-    pub fn spawn(name: &str, io_timeout: Duration, mut handler: impl Handler) -> Result<Server> {
+    /// One worker thread: connections are served one at a time.
+    pub fn spawn(
+        name: &str,
+        io_timeout: Duration,
+        handler: impl Handler + Clone,
+    ) -> Result<Server> {
+        Server::spawn_workers(name, io_timeout, 1, handler)
+    }
+
+    /// `workers` threads accepting on one listening socket, each with a clone of `handler`.
+    pub fn spawn_workers(
+        name: &str,
+        io_timeout: Duration,
+        workers: u64,
+        handler: impl Handler + Clone,
+    ) -> Result<Server> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).with_context(|| {
             format!("could not bind the server for arm `{name}` to 127.0.0.1 (any free port)")
         })?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, reports) = mpsc::channel();
-        let stop2 = stop.clone();
-        let thread = std::thread::Builder::new()
-            .name(format!("server {name}"))
-            .spawn(move || accept_loop(listener, io_timeout, &stop2, &tx, &mut handler))
-            .context("could not start a server thread")?;
+        let mut threads = Vec::new();
+        for w in 0..workers.max(1) {
+            let (listener, stop, tx, mut handler) = (
+                listener.try_clone()?,
+                stop.clone(),
+                tx.clone(),
+                handler.clone(),
+            );
+            let thread = std::thread::Builder::new()
+                .name(format!("server {name} #{w}"))
+                .spawn(move || accept_loop(listener, io_timeout, &stop, &tx, &mut handler))
+                .context("could not start a server thread")?;
+            threads.push(thread);
+        }
         Ok(Server {
             addr,
             reports,
             stop,
-            thread: Some(thread),
+            threads,
         })
+    }
+
+    /// Every report not yet taken (for servers whose clients do not pair reports).
+    pub fn take_reports(&self) -> Vec<ServerReport> {
+        self.reports.try_iter().collect()
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -88,9 +117,11 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        // Wake the blocking accept().
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
-        if let Some(t) = self.thread.take() {
+        // Wake every worker blocked in accept().
+        for _ in &self.threads {
+            let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        }
+        for t in self.threads.drain(..) {
             let _ = t.join();
         }
     }

@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use super::server::{drain, ready_socket, Handler, Server};
 use super::{Handshake, Outcome, Session};
 
+#[derive(Clone)]
 struct TcpHandler;
 
 impl Handler for TcpHandler {

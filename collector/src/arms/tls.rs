@@ -2,7 +2,7 @@
 //! key-exchange group pinned on both ends.
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use rustls::client::Resumption as ClientResumption;
 use rustls::client::Tls12Resumption;
 use rustls::crypto::{aws_lc_rs, CryptoProvider};
-use rustls::pki_types::ServerName;
+use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::server::NoServerSessionStorage;
 use rustls::{ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection};
 use shared::{KxGroup, Mode, Protocol, Resumption};
@@ -90,9 +90,11 @@ fn facts(conn: &rustls::CommonState) -> Option<Handshake> {
         protocol: conn.protocol_version(),
         kx_group: conn.negotiated_key_exchange_group().map(|g| g.name()),
         cipher_suite: conn.negotiated_cipher_suite().map(|s| s.suite()),
+        expected_cert: None,
     })
 }
 
+#[derive(Clone)]
 struct TlsHandler {
     config: Arc<ServerConfig>,
 }
@@ -120,52 +122,100 @@ impl Handler for TlsHandler {
     }
 }
 
-pub struct TlsSession {
-    server: Server,
+/// The client half of a TLS arm: one connection per call, against any address.
+pub struct TlsClient {
     config: Arc<ClientConfig>,
     name: ServerName<'static>,
+    /// The leaf the server must present (checked on every connection, after the timer).
+    leaf: CertificateDer<'static>,
     io_timeout: Duration,
+}
+
+/// What the client end of one connection saw.
+pub struct ClientSide {
+    pub started: Instant,
+    pub elapsed: Duration,
+    pub facts: Option<Handshake>,
+    pub local_port: u16,
+}
+
+impl TlsClient {
+    pub fn new(arm: &ArmSpec, certs: &CertStore, io_timeout: Duration) -> Result<Self> {
+        let (cert, _) = spec_parts(arm)?;
+        Ok(TlsClient {
+            config: Arc::new(client_config(arm, certs)?),
+            name: ServerName::try_from("localhost")?,
+            leaf: certs.get(cert)?.leaf.clone(),
+            io_timeout,
+        })
+    }
+
+    /// Connect, handshake (timed), read the server's app byte, close.
+    pub fn once(&self, addr: SocketAddr) -> Result<ClientSide> {
+        let socket = ready_socket(self.io_timeout)?;
+        let mut conn = ClientConnection::new(self.config.clone(), self.name.clone())?;
+        let started = Instant::now();
+        socket.connect(&addr.into()).context("connect")?;
+        let mut tcp: TcpStream = socket.into();
+        while conn.is_handshaking() {
+            conn.complete_io(&mut tcp).context("handshake")?;
+        }
+        let elapsed = started.elapsed();
+        let mut byte = [0u8; 1];
+        rustls::Stream::new(&mut conn, &mut tcp)
+            .read_exact(&mut byte)
+            .context("reading the server's app byte")?;
+        let mut facts = facts(&conn);
+        if let Some(f) = facts.as_mut() {
+            f.expected_cert =
+                Some(conn.peer_certificates().and_then(|c| c.first()) == Some(&self.leaf));
+        }
+        Ok(ClientSide {
+            started,
+            elapsed,
+            facts,
+            local_port: tcp.local_addr()?.port(),
+        })
+    }
+}
+
+/// Starts the server for `arm` with `workers` threads.
+pub fn start_server(
+    arm: &ArmSpec,
+    certs: &CertStore,
+    io_timeout: Duration,
+    workers: u64,
+) -> Result<Server> {
+    let handler = TlsHandler {
+        config: Arc::new(server_config(arm, certs)?),
+    };
+    Server::spawn_workers(&arm.id(), io_timeout, workers, handler)
+}
+
+pub struct TlsSession {
+    server: Server,
+    client: TlsClient,
 }
 
 impl TlsSession {
     pub fn start(arm: &ArmSpec, certs: &CertStore, io_timeout: Duration) -> Result<Self> {
-        let handler = TlsHandler {
-            config: Arc::new(server_config(arm, certs)?),
-        };
         Ok(TlsSession {
-            server: Server::spawn(&arm.id(), io_timeout, handler)?,
-            config: Arc::new(client_config(arm, certs)?),
-            name: ServerName::try_from("localhost")?,
-            io_timeout,
+            server: start_server(arm, certs, io_timeout, 1)?,
+            client: TlsClient::new(arm, certs, io_timeout)?,
         })
     }
 }
 
 impl Session for TlsSession {
     fn connect_once(&mut self) -> Result<Outcome> {
-        let socket = ready_socket(self.io_timeout)?;
-        let addr = self.server.addr().into();
-        let mut conn = ClientConnection::new(self.config.clone(), self.name.clone())?;
-        let start = Instant::now();
-        socket.connect(&addr).context("connect")?;
-        let mut tcp: TcpStream = socket.into();
-        while conn.is_handshaking() {
-            conn.complete_io(&mut tcp).context("handshake")?;
-        }
-        let elapsed = start.elapsed();
-        let mut byte = [0u8; 1];
-        rustls::Stream::new(&mut conn, &mut tcp)
-            .read_exact(&mut byte)
-            .context("reading the server's app byte")?;
-        let client = facts(&conn);
+        let c = self.client.once(self.server.addr())?;
         let server = self
             .server
-            .report_for(tcp.local_addr()?.port(), self.io_timeout)?;
-        drop(tcp);
+            .report_for(c.local_port, self.client.io_timeout)?;
         Ok(Outcome {
-            elapsed,
-            cycle: start.elapsed(),
-            client,
+            elapsed: c.elapsed,
+            cycle: c.started.elapsed(),
+            client: c.facts,
             server,
         })
     }

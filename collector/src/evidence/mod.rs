@@ -112,6 +112,7 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
                 && a.protocol == resumed.protocol
                 && a.cert == resumed.cert
                 && a.kx_group == resumed.kx_group
+                && clients(a) == clients(resumed)
         });
         if let Some(full) = full {
             push(ComparisonKind::ResumeSpeedup, full, resumed, full, resumed);
@@ -125,12 +126,17 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
         for tls in arms
             .iter()
             .filter(sound)
-            .filter(|a| a.protocol != Protocol::Tcp && a.mode == Mode::Full)
+            .filter(|a| a.protocol != Protocol::Tcp && a.mode == Mode::Full && a.capacity.is_none())
         {
             push(ComparisonKind::TlsOverTcp, tcp, tls, tls, tcp);
         }
     }
     out
+}
+
+/// Client threads of a capacity arm (None for the one-client arms).
+fn clients(a: &Arm) -> Option<u64> {
+    a.capacity.as_ref().map(|c| c.clients)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The timing loop, written once for every arm, and the per-connection checks that make
 //! a resumed arm that did not resume an error rather than a number.
 
+pub mod capacity;
 pub mod stats;
 mod verify;
 
@@ -8,11 +9,11 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use shared::{HandshakeKinds, KindCounts};
+use shared::{HandshakeKinds, KindCounts, Side};
 
 use crate::arms::{ArmSpec, Session};
 use crate::progress::Progress;
-pub use verify::check;
+pub use verify::{check, check_side};
 
 /// How many connections, and in what order.
 #[derive(Debug, Clone, Copy)]
@@ -56,7 +57,7 @@ pub struct ArmRun {
 }
 
 impl ArmRun {
-    fn new(spec: ArmSpec, capacity: u64) -> Self {
+    pub(crate) fn new(spec: ArmSpec, capacity: u64) -> Self {
         ArmRun {
             spec,
             attempted: 0,
@@ -72,28 +73,43 @@ impl ArmRun {
     }
 
     fn record(&mut self, outcome: &crate::arms::Outcome) {
-        self.samples_us.push(round_ns(outcome.elapsed));
-        self.cycle_total += outcome.cycle;
+        self.record_sample(outcome.elapsed, outcome.cycle);
         for p in check(&self.spec, outcome) {
-            *self.problems.entry(p).or_default() += 1;
+            self.problem(p);
         }
-        if let (Some(c), Some(s)) = (&outcome.client, &outcome.server) {
-            let kinds = self.kinds.get_or_insert_with(HandshakeKinds::default);
-            count(&mut kinds.client, c.kind);
-            count(&mut kinds.server, s.kind);
-            let label = format!(
-                "{} / {} / {}",
-                c.protocol
-                    .map(|p| format!("{p:?}"))
-                    .unwrap_or_else(|| "?".into()),
-                c.cipher_suite
-                    .map(|p| format!("{p:?}"))
-                    .unwrap_or_else(|| "?".into()),
-                c.kx_group
-                    .map(|p| format!("{p:?}"))
-                    .unwrap_or_else(|| "no key exchange".into()),
-            );
-            *self.negotiated.entry(label).or_default() += 1;
+        if let Some(c) = &outcome.client {
+            self.count(Side::Client, c);
+        }
+        if let Some(s) = &outcome.server {
+            self.count(Side::Server, s);
+        }
+    }
+
+    pub(crate) fn record_sample(&mut self, elapsed: Duration, cycle: Duration) {
+        self.samples_us.push(round_ns(elapsed));
+        self.cycle_total += cycle;
+    }
+
+    pub(crate) fn problem(&mut self, p: String) {
+        *self.problems.entry(p).or_default() += 1;
+    }
+
+    /// Counts one end's handshake kind (and, for the client, what was negotiated).
+    pub(crate) fn count(&mut self, side: Side, h: &crate::arms::Handshake) {
+        let kinds = self.kinds.get_or_insert_with(HandshakeKinds::default);
+        match side {
+            Side::Server => count(&mut kinds.server, h.kind),
+            Side::Client => {
+                count(&mut kinds.client, h.kind);
+                let name = |x: Option<String>, none: &str| x.unwrap_or_else(|| none.to_string());
+                let label = format!(
+                    "{} / {} / {}",
+                    name(h.protocol.map(|p| format!("{p:?}")), "?"),
+                    name(h.cipher_suite.map(|p| format!("{p:?}")), "?"),
+                    name(h.kx_group.map(|p| format!("{p:?}")), "no key exchange"),
+                );
+                *self.negotiated.entry(label).or_default() += 1;
+            }
         }
     }
 }
@@ -127,8 +143,9 @@ pub fn run(
     let mut order: Vec<usize> = (0..sessions.len()).collect();
     'rounds: for round in 0..plan.rounds {
         rng.shuffle(&mut order);
-        for &i in &order {
-            let (_, session) = &mut sessions[i];
+        for (pos, &i) in order.iter().enumerate() {
+            let (spec, session) = &mut sessions[i];
+            progress.at(round + 1, plan.rounds, pos + 1, order.len(), spec);
             let run = &mut runs[i];
             for _ in 0..plan.warmup_per_chunk {
                 if stop.load(Ordering::Relaxed) {

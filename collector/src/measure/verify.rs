@@ -19,7 +19,14 @@ pub fn check(arm: &ArmSpec, outcome: &Outcome) -> Vec<String> {
     problems
 }
 
-fn check_side(arm: &ArmSpec, side: &str, h: &Handshake, problems: &mut Vec<String>) {
+/// Every way one end's report breaks `arm`'s promise.
+pub fn check_side(arm: &ArmSpec, side: &str, h: &Handshake, problems: &mut Vec<String>) {
+    if h.expected_cert == Some(false) {
+        problems.push(format!(
+            "{side} saw a certificate other than the arm's {:?} leaf",
+            arm.cert
+        ));
+    }
     let expected_kind = match arm.mode {
         Mode::Resumed => rustls::HandshakeKind::Resumed,
         _ => rustls::HandshakeKind::Full,
@@ -101,6 +108,7 @@ mod tests {
             protocol: Some(v),
             kx_group: g,
             cipher_suite: None,
+            expected_cert: Some(true),
         };
         Outcome {
             elapsed: Duration::ZERO,
@@ -170,6 +178,14 @@ mod tests {
             &outcome(Full, TLSv1_2, Some(X25519)),
         );
         assert!(p[0].contains("negotiated"), "{p:?}");
+    }
+
+    #[test]
+    fn a_foreign_certificate_is_flagged() {
+        let mut o = outcome(Full, TLSv1_3, Some(X25519));
+        o.client.as_mut().unwrap().expected_cert = Some(false);
+        let p = check(&arm(Protocol::Tls13, Mode::Full), &o);
+        assert!(p[0].contains("certificate other than"), "{p:?}");
     }
 
     #[test]

@@ -1,0 +1,185 @@
+//! Crypto floor, the post-quantum hybrid, and capacity under concurrency, with the real
+//! collector binary.
+
+use std::process::Output;
+
+use e2e::{collector, scratch};
+use shared::{Evidence, Mode, Protocol, Side};
+
+fn run(args: &[&str]) -> Output {
+    collector().args(args).output().expect("collector runs")
+}
+
+fn evidence_in(dir: &std::path::Path) -> Evidence {
+    let index: shared::ResultsIndex =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
+    let text = std::fs::read_to_string(dir.join(&index.runs[0].file)).unwrap();
+    Evidence::from_json(&text).expect("evidence validates")
+}
+
+#[test]
+fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
+    let dir = scratch("floor-pq");
+    let out = run(&[
+        "run",
+        "--quick",
+        "--samples",
+        "40",
+        "--certs",
+        "ed25519",
+        "--groups",
+        "x25519mlkem768,x25519",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = evidence_in(&dir);
+    let names: Vec<&str> = e.primitives.iter().map(|p| p.name.as_str()).collect();
+    for needed in [
+        "ed25519-sign",
+        "ed25519-verify",
+        "x25519-keygen",
+        "x25519-agree",
+        "mlkem768-keygen",
+        "mlkem768-encapsulate",
+        "mlkem768-decapsulate",
+    ] {
+        assert!(
+            names.contains(&needed),
+            "primitives lack {needed}: {names:?}"
+        );
+    }
+    for a in e.arms.iter().filter(|a| a.protocol != Protocol::Tcp) {
+        // Every connection was checked (group, cert, kind); any mismatch would be an error.
+        assert_eq!(a.error, None, "{}", a.id);
+        assert_eq!(a.cert, Some(shared::CertKind::Ed25519));
+        let total: u64 = a.negotiated.values().sum();
+        assert_eq!(total, a.succeeded, "{}: {:?}", a.id, a.negotiated);
+        if a.kx_group == Some(shared::KxGroup::X25519Mlkem768) {
+            assert!(
+                a.negotiated.keys().all(|k| k.ends_with("X25519MLKEM768")),
+                "{}: {:?}",
+                a.id,
+                a.negotiated
+            );
+        }
+        let floor = a
+            .crypto_floor_us
+            .unwrap_or_else(|| panic!("{} has no floor", a.id));
+        let sum: f64 = a.crypto_floor_parts.iter().map(|p| p.us).sum();
+        assert!(
+            (floor - sum).abs() < 1e-6,
+            "{}: floor is the sum of its parts",
+            a.id
+        );
+        for part in &a.crypto_floor_parts {
+            let p = e
+                .primitives
+                .iter()
+                .find(|p| p.name == part.primitive)
+                .expect("part names a primitive");
+            assert_eq!(
+                part.us,
+                part.count as f64 * p.median_us,
+                "{} {}",
+                a.id,
+                part.primitive
+            );
+        }
+        let signs = a
+            .crypto_floor_parts
+            .iter()
+            .filter(|p| p.primitive.ends_with("-sign"))
+            .count();
+        match (a.protocol, a.mode) {
+            (Protocol::Tls12, Mode::Resumed) => {
+                assert_eq!(
+                    floor, 0.0,
+                    "{}: resumed TLS 1.2 runs no public-key operation",
+                    a.id
+                );
+                assert!(a.crypto_floor_parts.is_empty());
+            }
+            (_, Mode::Resumed) => {
+                assert_eq!(signs, 0, "{}: no signature in a resumed handshake", a.id)
+            }
+            _ => {
+                assert_eq!(signs, 1, "{}", a.id);
+                assert!(a
+                    .crypto_floor_parts
+                    .iter()
+                    .any(|p| p.side == Side::Client && p.primitive.ends_with("-verify")));
+                let p50 = a.latency_us.unwrap().p50;
+                assert!(
+                    p50 > floor,
+                    "{}: p50 {p50} µs not above its crypto floor {floor} µs",
+                    a.id
+                );
+                let eff = a.efficiency.unwrap();
+                assert!(eff > 0.0 && eff < 1.0, "{}: efficiency {eff}", a.id);
+            }
+        }
+    }
+    assert!(
+        e.arms.iter().any(|a| a.protocol == Protocol::Tls12),
+        "TLS 1.2 arms ran with x25519"
+    );
+    assert!(
+        e.arms.iter().all(|a| !(a.protocol == Protocol::Tls12
+            && a.kx_group == Some(shared::KxGroup::X25519Mlkem768))),
+        "TLS 1.2 skips the TLS 1.3-only hybrid"
+    );
+}
+
+#[test]
+fn concurrency_two_completes_without_failures() {
+    let dir = scratch("capacity");
+    let out = run(&[
+        "run",
+        "--quick",
+        "--arms",
+        "tcp",
+        "--certs",
+        "ecdsa-p256",
+        "--concurrency",
+        "2",
+        "--capacity-seconds",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = evidence_in(&dir);
+    let cap: Vec<_> = e.arms.iter().filter(|a| a.capacity.is_some()).collect();
+    assert_eq!(cap.len(), 2, "full and resumed at N=2");
+    for a in cap {
+        let c = a.capacity.as_ref().unwrap();
+        assert_eq!((c.clients, c.server_workers), (2, 2));
+        assert_eq!(a.failed, 0, "{}: {:?}", a.id, a.first_failure);
+        assert_eq!(a.error, None, "{}", a.id);
+        assert_eq!(c.per_second.len(), 2, "one entry per whole second");
+        assert!(c.rate_median_per_s > 0.0);
+        assert!(
+            c.rate_iqr_per_s[0] <= c.rate_median_per_s
+                && c.rate_median_per_s <= c.rate_iqr_per_s[1]
+        );
+        let in_window: f64 = c.per_second.iter().sum();
+        assert!(in_window <= a.succeeded as f64);
+        if a.mode == Mode::Resumed {
+            assert_eq!(
+                (a.resumed.client, a.resumed.server),
+                (a.succeeded, a.succeeded),
+                "{}",
+                a.id
+            );
+        }
+    }
+}
