@@ -5,13 +5,18 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::tools::{cargo, root, status, step};
+use crate::{serve, site};
 
 pub fn run(args: &[String]) -> Result<ExitCode> {
-    let passthrough: Vec<&String> = match args.iter().position(|a| a == "--") {
-        Some(i) => args[i + 1..].iter().collect(),
-        None if args.is_empty() => Vec::new(),
-        None => anyhow::bail!(
-            "unknown lab flag(s) {args:?}; pass collector flags after `--`, e.g. `cargo xtask lab -- --quick`"
+    let (own, passthrough): (&[String], Vec<&String>) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], args[i + 1..].iter().collect()),
+        None => (args, Vec::new()),
+    };
+    let no_serve = match own {
+        [] => false,
+        [flag] if flag == "--no-serve" => true,
+        _ => anyhow::bail!(
+            "unknown lab flag(s) {own:?}; lab takes `--no-serve`, and collector flags after `--`, e.g. `cargo xtask lab -- --quick`"
         ),
     };
     let results = root().join("results");
@@ -46,5 +51,15 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         results.display(),
         results.join("index.json").display()
     ));
+    let out = site::default_out();
+    site::build(&results, &out)?;
+    if no_serve {
+        step(format!(
+            "not serving (--no-serve); serve it with `cargo xtask serve {}`",
+            out.display()
+        ));
+        return Ok(ExitCode::SUCCESS);
+    }
+    serve::serve(&out, serve::DEFAULT_PORT)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -4,8 +4,11 @@
 //! and stops with a message that names what failed.
 
 mod lab;
+mod serve;
+mod site;
 mod test;
 mod tools;
+mod wasm;
 
 use std::process::ExitCode;
 
@@ -13,10 +16,21 @@ const USAGE: &str = "\
 Handshake Lab project commands
 
 USAGE:
-    cargo xtask lab [-- <collector run flags>]
-        Build the collector (release), run it on defaults into results/, and print
-        where the evidence went. Flags after `--` go to `collector run`
-        (see `cargo run -p collector -- run --help`).
+    cargo xtask lab [--no-serve] [-- <collector run flags>]
+        Build the collector (release), run it on defaults into results/, build the
+        results site from results/ into target/site/, serve it on 127.0.0.1 and print
+        the URL (Ctrl-C stops). `--no-serve` only builds the site. Flags after `--` go
+        to `collector run` (see `cargo run -p collector -- run --help`).
+
+    cargo xtask site [--results DIR] [--out SITE]
+        Build the self-contained static site (index.html, the viewer's JS and wasm,
+        results/ with DIR's evidence and results/index.json) from DIR (default:
+        results/) into SITE (default: target/site/). Only relative URLs: it works
+        from any static host and sub-path.
+
+    cargo xtask serve [SITE] [--port N]
+        Serve a built site on 127.0.0.1 (default port 8000, the next free one when
+        taken; 0: any free port). Prints the URL first. Ctrl-C stops.
 
     cargo xtask test
         Run every test: formatting check, unit tests, end-to-end tests.
@@ -28,6 +42,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("lab") => lab::run(&args[1..]),
         Some("test") => test::run(&args[1..]),
+        Some("site") => site::run(&args[1..]),
+        Some("serve") => serve::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

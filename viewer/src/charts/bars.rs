@@ -1,0 +1,324 @@
+//! Horizontal grouped bar charts: one row per category (an arm, a run, a speedup group),
+//! a few bars per row, optional 95% CI whiskers. Rows go top to bottom in input order.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{fail, font, label_left_of, label_width, legend, x_ticks, DrawResult, Scale};
+use super::{ERROR, INK, MUTED, P50, P95, P99};
+use crate::data::derive::{NoResult, PercentileBar};
+use crate::data::format::fmt_us;
+
+/// One slot of a row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Slot {
+    Bar {
+        value: f64,
+        color: RGBColor,
+        ci: Option<[f64; 2]>,
+        /// Written right of the bar (e.g. `2.05×`).
+        note: Option<String>,
+    },
+    /// Drawn as text in place of a bar (red for errors): these numbers are not results.
+    NoResult(NoResult),
+    Empty,
+}
+
+/// A category and its slots.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub label: String,
+    pub error: bool,
+    pub slots: Vec<Slot>,
+}
+
+/// How the value axis looks.
+pub struct Axis<'a> {
+    pub scale: Scale,
+    pub desc: String,
+    pub tick: &'a dyn Fn(f64) -> String,
+    /// A vertical reference line (e.g. speedup 1×) in values.
+    pub reference: Option<f64>,
+}
+
+/// Draws `rows` as horizontal bars. `scale` is device pixels per CSS pixel.
+pub fn draw_hbars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    rows: &[Row],
+    axis: &Axis<'_>,
+    legend_items: &[(&str, RGBColor)],
+    scale: f64,
+) -> DrawResult {
+    let s = |v: f64| (v * scale).round() as i32;
+    area.fill(&WHITE).map_err(fail)?;
+    if rows.is_empty() {
+        return no_data(area, scale);
+    }
+    let (w, _) = area.dim_in_pixel();
+    let css_w = f64::from(w) / scale;
+    let lw = label_width(rows.iter().map(|r| r.label.chars().count()), css_w);
+    let values: Vec<f64> = rows
+        .iter()
+        .flat_map(|r| &r.slots)
+        .flat_map(|slot| match slot {
+            Slot::Bar { value, ci, .. } => {
+                let mut v = vec![*value];
+                v.extend(ci.iter().flatten().copied());
+                v
+            }
+            _ => Vec::new(),
+        })
+        .chain(axis.reference)
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let x_range = axis.scale.range(lo, hi);
+    let n = rows.len();
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(s(26.0))
+        .margin_right(s(20.0))
+        .margin_left(s(4.0))
+        .x_label_area_size(s(40.0))
+        .y_label_area_size(s(lw))
+        .build_cartesian_2d(x_range.clone(), -0.5..(n as f64 - 0.5))
+        .map_err(fail)?;
+    let blank = |_: &f64| String::new();
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .disable_y_axis()
+        .y_labels(2)
+        .y_label_formatter(&blank)
+        .x_labels(2)
+        .x_label_formatter(&blank)
+        .set_all_tick_mark_size(0)
+        .x_desc(axis.desc.clone())
+        .label_style(font(11.0, scale))
+        .axis_desc_style(font(12.0, scale))
+        .draw()
+        .map_err(fail)?;
+    let tick = |v: f64| (axis.tick)(axis.scale.from_axis(v));
+    x_ticks(area, &chart, &axis.scale.ticks(&x_range), &tick, scale)?;
+    legend(area, legend_items, s(lw + 8.0), scale)?;
+
+    let x0 = x_range.start;
+    let to_x = |v: f64| axis.scale.to_axis(v).clamp(x_range.start, x_range.end);
+    for (i, row) in rows.iter().enumerate() {
+        let center = (n - 1 - i) as f64;
+        let (lx, ly) = chart.backend_coord(&(x0, center));
+        let color = if row.error { ERROR } else { INK };
+        label_left_of(area, &row.label, (lx - s(6.0), ly), color, scale)?;
+        let k = row.slots.len().max(1) as f64;
+        let slot_h = 0.8 / k;
+        for (j, slot) in row.slots.iter().enumerate() {
+            let y = center + 0.4 - (j as f64 + 0.5) * slot_h;
+            let half = slot_h * 0.42;
+            match slot {
+                Slot::Empty => {}
+                Slot::NoResult(why) => {
+                    let (px, py) = chart.backend_coord(&(x0, y));
+                    let color = if why.is_error() { ERROR } else { MUTED };
+                    let style = font(12.0, scale)
+                        .color(&color)
+                        .pos(Pos::new(HPos::Left, VPos::Center));
+                    let text = super::shorten(&why.to_string(), 90);
+                    area.draw(&Text::new(text, (px + s(4.0), py), style))
+                        .map_err(fail)?;
+                }
+                Slot::Bar {
+                    value,
+                    color,
+                    ci,
+                    note,
+                } => {
+                    let v = to_x(*value);
+                    chart
+                        .draw_series(std::iter::once(Rectangle::new(
+                            [(x0, y - half), (v, y + half)],
+                            color.filled(),
+                        )))
+                        .map_err(fail)?;
+                    if let Some([lo, hi]) = ci {
+                        whisker(&mut chart, to_x(*lo), to_x(*hi), y, half, scale)?;
+                    }
+                    if let Some(note) = note {
+                        let end = ci.map_or(v, |c| v.max(to_x(c[1])));
+                        let (px, py) = chart.backend_coord(&(end, y));
+                        let style = font(11.0, scale).pos(Pos::new(HPos::Left, VPos::Center));
+                        area.draw(&Text::new(note.clone(), (px + s(4.0), py), style))
+                            .map_err(fail)?;
+                    }
+                }
+            }
+        }
+    }
+    if let Some(r) = axis.reference {
+        let x = to_x(r);
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(x, -0.5), (x, n as f64 - 0.5)],
+                ShapeStyle::from(INK.mix(0.6)).stroke_width(s(1.0).max(1) as u32),
+            )))
+            .map_err(fail)?;
+    }
+    area.present().map_err(fail)
+}
+
+type Chart<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// A 95% CI as a horizontal line with end caps.
+fn whisker<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    lo: f64,
+    hi: f64,
+    y: f64,
+    half: f64,
+    scale: f64,
+) -> DrawResult {
+    let style = ShapeStyle::from(INK).stroke_width((1.5 * scale).round().max(1.0) as u32);
+    let cap = half * 0.9;
+    chart
+        .draw_series([
+            PathElement::new(vec![(lo, y), (hi, y)], style),
+            PathElement::new(vec![(lo, y - cap), (lo, y + cap)], style),
+            PathElement::new(vec![(hi, y - cap), (hi, y + cap)], style),
+        ])
+        .map_err(fail)?;
+    Ok(())
+}
+
+/// "Nothing to show" in the middle of the area.
+pub fn no_data<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, scale: f64) -> DrawResult {
+    let (w, h) = area.dim_in_pixel();
+    let style = font(13.0, scale).pos(Pos::new(HPos::Center, VPos::Center));
+    area.draw(&Text::new(
+        "nothing to show (no arm matches the filters)",
+        (w as i32 / 2, h as i32 / 2),
+        style,
+    ))
+    .map_err(fail)?;
+    area.present().map_err(fail)
+}
+
+/// Rows of p50/p95/p99 bars (p50 with its CI whisker); an arm with an error gets its
+/// message instead of bars.
+pub fn percentile_rows(bars: &[PercentileBar]) -> Vec<Row> {
+    bars.iter()
+        .map(|b| {
+            let slots = match (&b.no_result, b.percentiles) {
+                (Some(why), _) => vec![Slot::NoResult(why.clone())],
+                (None, None) => vec![Slot::NoResult(NoResult::Error("no data".into()))],
+                (None, Some([p50, p95, p99])) => vec![
+                    Slot::Bar {
+                        value: p50,
+                        color: P50,
+                        ci: b.p50_ci,
+                        note: None,
+                    },
+                    Slot::Bar {
+                        value: p95,
+                        color: P95,
+                        ci: None,
+                        note: None,
+                    },
+                    Slot::Bar {
+                        value: p99,
+                        color: P99,
+                        ci: None,
+                        note: None,
+                    },
+                ],
+            };
+            Row {
+                label: b.label.clone(),
+                error: b.no_result.as_ref().is_some_and(NoResult::is_error),
+                slots,
+            }
+        })
+        .collect()
+}
+
+/// The percentile chart (also used for one arm across runs).
+pub fn draw_percentiles<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    bars: &[PercentileBar],
+    value_scale: Scale,
+    scale: f64,
+) -> DrawResult {
+    let axis = Axis {
+        scale: value_scale,
+        desc: format!(
+            "latency (µs/ms, {}); whisker: p50 95% CI",
+            value_scale.describe()
+        ),
+        tick: &fmt_us,
+        reference: None,
+    };
+    draw_hbars(
+        area,
+        &percentile_rows(bars),
+        &axis,
+        &[("p50", P50), ("p95", P95), ("p99", P99)],
+        scale,
+    )
+}
+
+/// CSS height for a bar chart of `rows` rows with `slots` bars each.
+pub fn height_for(rows: usize, slots: usize) -> u32 {
+    let per_row = 8.0 + 9.0 * slots as f64;
+    (80.0 + per_row * rows.max(1) as f64).clamp(140.0, 2400.0) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charts::recorder::Recorder;
+    use crate::data::derive::percentile_bars;
+    use crate::data::filter::ArmFilter;
+    use crate::data::testdata::sample;
+
+    #[test]
+    fn every_arm_gets_its_label_and_three_bars() {
+        let bars = percentile_bars(&sample(), &ArmFilter::default());
+        let rec = Recorder::draw(640, 300, |a| draw_percentiles(a, &bars, Scale::Log, 1.0));
+        for b in &bars {
+            assert!(rec.has_text(&b.label), "{:?}", rec.texts);
+        }
+        assert!(rec.filled_rects_of(P50) >= 3);
+        assert!(rec.filled_rects_of(P99) >= 3);
+        assert!(!rec.texts.iter().any(|t| t.0.starts_with("ERROR")));
+    }
+
+    #[test]
+    fn an_arm_with_an_error_shows_the_error_not_bars() {
+        let mut ev = sample();
+        ev.arms[2].error = Some("0 of 4 connections resumed".into());
+        let bars = percentile_bars(&ev, &ArmFilter::default());
+        let rows = percentile_rows(&bars);
+        assert_eq!(
+            rows[2].slots,
+            [Slot::NoResult(NoResult::Error(
+                "0 of 4 connections resumed".into()
+            ))]
+        );
+        let rec = Recorder::draw(640, 300, |a| draw_percentiles(a, &bars, Scale::Linear, 2.0));
+        assert!(rec.has_text("ERROR: 0 of 4 connections resumed"));
+        assert_eq!(
+            rec.filled_rects_of(P50),
+            3,
+            "the two sound arms and the legend"
+        );
+    }
+
+    #[test]
+    fn empty_input_says_so() {
+        let rec = Recorder::draw(300, 150, |a| draw_percentiles(a, &[], Scale::Log, 1.0));
+        assert!(rec.texts.iter().any(|t| t.0.starts_with("nothing to show")));
+    }
+}

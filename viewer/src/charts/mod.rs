@@ -1,0 +1,284 @@
+//! Chart drawing with plotters. Each function draws one chart on a drawing area of any
+//! backend (a `<canvas>` in the page, a recorder in the tests) and only draws: the
+//! series come ready-made from [`crate::data::derive`].
+//!
+//! Sizes are given in CSS pixels and multiplied by `scale` (the device pixel ratio), so a
+//! canvas sized `css × devicePixelRatio` stays sharp on HiDPI screens.
+
+pub mod bars;
+pub mod cdf;
+pub mod speedup;
+
+#[cfg(test)]
+mod recorder;
+
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::data::format::fmt_us;
+
+pub const P50: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
+pub const P95: RGBColor = RGBColor(0xff, 0x7f, 0x0e);
+pub const P99: RGBColor = RGBColor(0x94, 0x67, 0xbd);
+pub const TLS12: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
+pub const TLS13: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
+pub const ERROR: RGBColor = RGBColor(0xc6, 0x28, 0x28);
+pub const MUTED: RGBColor = RGBColor(0x70, 0x70, 0x70);
+pub const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
+pub const GRID: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
+
+/// Colors for CDF lines, cycled.
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0xe3, 0x77, 0xc2),
+    RGBColor(0x17, 0xbe, 0xcf),
+];
+
+/// Linear or logarithmic value axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scale {
+    #[default]
+    Log,
+    Linear,
+}
+
+impl Scale {
+    /// Where `v` goes on the axis (log10 for a log axis, so plain f64 coordinates work).
+    pub fn to_axis(self, v: f64) -> f64 {
+        match self {
+            Scale::Linear => v,
+            Scale::Log => v.max(1e-3).log10(),
+        }
+    }
+
+    pub fn from_axis(self, a: f64) -> f64 {
+        match self {
+            Scale::Linear => a,
+            Scale::Log => 10f64.powf(a),
+        }
+    }
+
+    /// Axis range (in axis units) covering `lo..hi` in values, with some room.
+    pub fn range(self, lo: f64, hi: f64) -> std::ops::Range<f64> {
+        let (lo, hi) = if lo.is_finite() && hi.is_finite() && lo <= hi {
+            (lo, hi)
+        } else {
+            (1.0, 10.0)
+        };
+        match self {
+            Scale::Linear => 0.0..(hi * 1.08).max(1e-9),
+            Scale::Log => {
+                let (a, b) = (self.to_axis(lo * 0.85), self.to_axis(hi * 1.15));
+                if b - a < 0.2 {
+                    (a - 0.1)..(b + 0.1)
+                } else {
+                    a..b
+                }
+            }
+        }
+    }
+
+    /// Tick positions (axis units) for `range`: 1-2-5 steps per decade on a log axis,
+    /// 1/2/5 × 10ⁿ steps on a linear one, so labels are round numbers.
+    pub fn ticks(self, range: &std::ops::Range<f64>) -> Vec<f64> {
+        let (a, b) = (range.start, range.end);
+        if !(a.is_finite() && b.is_finite() && a < b) {
+            return Vec::new();
+        }
+        match self {
+            Scale::Log => {
+                let decades = (a.floor() as i32)..=(b.ceil() as i32);
+                let with = |mantissas: &[f64]| -> Vec<f64> {
+                    decades
+                        .clone()
+                        .flat_map(|d| mantissas.iter().map(move |m| (m * 10f64.powi(d)).log10()))
+                        .filter(|t| *t >= a && *t <= b)
+                        .collect()
+                };
+                let ticks = with(&[1.0, 2.0, 5.0]);
+                if ticks.len() > 9 {
+                    with(&[1.0])
+                } else if ticks.len() < 3 {
+                    with(&[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+                } else {
+                    ticks
+                }
+            }
+            Scale::Linear => {
+                let raw = (b - a) / 6.0;
+                let mag = 10f64.powf(raw.log10().floor());
+                let step = [1.0, 2.0, 5.0, 10.0]
+                    .into_iter()
+                    .map(|m| m * mag)
+                    .find(|s| *s >= raw)
+                    .unwrap_or(10.0 * mag);
+                let first = (a / step).ceil() as i64;
+                let last = (b / step).floor() as i64;
+                (first..=last).map(|i| i as f64 * step).collect()
+            }
+        }
+    }
+
+    /// Tick label for a latency axis in axis units.
+    pub fn latency_label(self, a: f64) -> String {
+        fmt_us(self.from_axis(a))
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Scale::Log => "log scale",
+            Scale::Linear => "linear scale",
+        }
+    }
+}
+
+/// A chart failed to draw; carries the backend's message.
+pub type DrawResult = Result<(), String>;
+
+pub(crate) fn fail<E: std::fmt::Display>(e: E) -> String {
+    format!("drawing failed: {e}")
+}
+
+/// Font of `px` CSS pixels at `scale`.
+pub fn font(px: f64, scale: f64) -> TextStyle<'static> {
+    TextStyle::from(("sans-serif", px * scale).into_font()).color(&INK)
+}
+
+/// A label right-aligned at `at`, vertically centred, in `color`.
+pub fn label_left_of<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    at: (i32, i32),
+    color: RGBColor,
+    scale: f64,
+) -> DrawResult {
+    let style = font(12.0, scale)
+        .color(&color)
+        .pos(Pos::new(HPos::Right, VPos::Center));
+    area.draw(&Text::new(shorten(text, 60), at, style))
+        .map_err(fail)
+}
+
+/// A legend row of colored squares with names, at the top left of `area`.
+pub fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    items: &[(&str, RGBColor)],
+    x: i32,
+    scale: f64,
+) -> DrawResult {
+    let s = |v: f64| (v * scale).round() as i32;
+    let mut at = x;
+    for (name, color) in items {
+        area.draw(&Rectangle::new(
+            [(at, s(6.0)), (at + s(12.0), s(18.0))],
+            color.filled(),
+        ))
+        .map_err(fail)?;
+        let style = font(12.0, scale).pos(Pos::new(HPos::Left, VPos::Center));
+        area.draw(&Text::new(name.to_string(), (at + s(16.0), s(12.0)), style))
+            .map_err(fail)?;
+        at += s(24.0 + 7.5 * name.chars().count() as f64);
+    }
+    Ok(())
+}
+
+/// Vertical grid lines and labels at `ticks` (axis units) below the plotting area; used
+/// instead of plotters' own x labels so ticks fall on round values on a log axis too.
+pub fn x_ticks<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    chart: &ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    ticks: &[f64],
+    label: &dyn Fn(f64) -> String,
+    scale: f64,
+) -> DrawResult {
+    let y = chart.y_range();
+    let style = font(11.0, scale).pos(Pos::new(HPos::Center, VPos::Top));
+    for &t in ticks {
+        let (px, top) = chart.backend_coord(&(t, y.end));
+        let (_, bottom) = chart.backend_coord(&(t, y.start));
+        area.draw(&PathElement::new(vec![(px, top), (px, bottom)], GRID))
+            .map_err(fail)?;
+        let gap = (4.0 * scale).round() as i32;
+        area.draw(&Text::new(label(t), (px, bottom + gap), style.clone()))
+            .map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// `text` cut to `max` characters with an ellipsis.
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// Width in CSS pixels to reserve for category labels of these texts.
+pub fn label_width(labels: impl Iterator<Item = usize>, css_width: f64) -> f64 {
+    let longest = labels.max().unwrap_or(4).min(60) as f64;
+    (longest * 6.6 + 16.0).clamp(60.0, css_width * 0.5)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_axis_round_trips_and_labels_in_units() {
+        let s = Scale::Log;
+        assert!((s.from_axis(s.to_axis(420.0)) - 420.0).abs() < 1e-9);
+        assert_eq!(s.latency_label(3.0), "1.00 ms");
+        assert_eq!(Scale::Linear.latency_label(420.0), "420 µs");
+        let r = s.range(100.0, 1000.0);
+        assert!(r.start < 2.0 && r.end > 3.0);
+        let r = Scale::Linear.range(f64::NAN, 1.0);
+        assert!(r.start < r.end);
+    }
+
+    #[test]
+    fn ticks_are_round_numbers() {
+        let values = |s: Scale, r| -> Vec<String> {
+            s.ticks(&r)
+                .into_iter()
+                .map(|t| format!("{:.4}", s.from_axis(t)))
+                .collect()
+        };
+        let log = Scale::Log;
+        assert_eq!(
+            values(log, log.to_axis(15.0)..log.to_axis(1500.0)),
+            [
+                "20.0000",
+                "50.0000",
+                "100.0000",
+                "200.0000",
+                "500.0000",
+                "1000.0000"
+            ]
+        );
+        assert_eq!(
+            values(log, log.to_axis(350.0)..log.to_axis(900.0)),
+            ["400.0000", "500.0000", "600.0000", "700.0000", "800.0000", "900.0000"]
+        );
+        assert_eq!(
+            values(Scale::Linear, 0.0..4.3),
+            ["0.0000", "1.0000", "2.0000", "3.0000", "4.0000"]
+        );
+        assert!(Scale::Linear.ticks(&(1.0..1.0)).is_empty());
+    }
+
+    #[test]
+    fn long_labels_are_shortened() {
+        assert_eq!(shorten("abcdef", 4), "abc…");
+        assert_eq!(shorten("abc", 4), "abc");
+    }
+}

@@ -1,0 +1,138 @@
+//! A drawing backend for tests: records texts and rectangles instead of pixels.
+
+use std::cell::RefCell;
+use std::convert::Infallible;
+use std::rc::Rc;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingErrorKind,
+};
+
+use super::DrawResult;
+
+/// What a chart drew.
+#[derive(Default)]
+pub struct Recorded {
+    pub texts: Vec<(String, BackendCoord)>,
+    /// Rectangles: color and whether filled.
+    pub rects: Vec<(BackendColor, bool)>,
+    pub paths: usize,
+}
+
+impl Recorded {
+    pub fn has_text(&self, text: &str) -> bool {
+        self.texts.iter().any(|t| t.0 == text)
+    }
+
+    pub fn filled_rects_of(&self, c: RGBColor) -> usize {
+        self.rects
+            .iter()
+            .filter(|(col, fill)| *fill && col.rgb == (c.0, c.1, c.2))
+            .count()
+    }
+}
+
+pub struct Recorder {
+    size: (u32, u32),
+    log: Rc<RefCell<Recorded>>,
+}
+
+impl Recorder {
+    /// Runs `f` on a `w × h` recorder; panics if drawing fails.
+    pub fn draw(
+        w: u32,
+        h: u32,
+        f: impl FnOnce(&DrawingArea<Recorder, Shift>) -> DrawResult,
+    ) -> Recorded {
+        let log = Rc::new(RefCell::new(Recorded::default()));
+        let area = Recorder {
+            size: (w, h),
+            log: log.clone(),
+        }
+        .into_drawing_area();
+        f(&area).expect("chart draws");
+        drop(area);
+        match Rc::try_unwrap(log) {
+            Ok(cell) => cell.into_inner(),
+            Err(_) => panic!("the drawing area outlived the recorder"),
+        }
+    }
+}
+
+impl DrawingBackend for Recorder {
+    type ErrorType = Infallible;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.size
+    }
+
+    fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<Infallible>> {
+        Ok(())
+    }
+
+    fn present(&mut self) -> Result<(), DrawingErrorKind<Infallible>> {
+        Ok(())
+    }
+
+    fn draw_pixel(
+        &mut self,
+        _: BackendCoord,
+        _: BackendColor,
+    ) -> Result<(), DrawingErrorKind<Infallible>> {
+        Ok(())
+    }
+
+    fn draw_line<S: BackendStyle>(
+        &mut self,
+        _: BackendCoord,
+        _: BackendCoord,
+        _: &S,
+    ) -> Result<(), DrawingErrorKind<Infallible>> {
+        self.log.borrow_mut().paths += 1;
+        Ok(())
+    }
+
+    fn draw_rect<S: BackendStyle>(
+        &mut self,
+        _: BackendCoord,
+        _: BackendCoord,
+        style: &S,
+        fill: bool,
+    ) -> Result<(), DrawingErrorKind<Infallible>> {
+        self.log.borrow_mut().rects.push((style.color(), fill));
+        Ok(())
+    }
+
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
+        &mut self,
+        _: I,
+        _: &S,
+    ) -> Result<(), DrawingErrorKind<Infallible>> {
+        self.log.borrow_mut().paths += 1;
+        Ok(())
+    }
+
+    fn draw_text<S: BackendTextStyle>(
+        &mut self,
+        text: &str,
+        _: &S,
+        pos: BackendCoord,
+    ) -> Result<(), DrawingErrorKind<Infallible>> {
+        self.log.borrow_mut().texts.push((text.to_string(), pos));
+        Ok(())
+    }
+
+    fn estimate_text_size<S: BackendTextStyle>(
+        &self,
+        text: &str,
+        style: &S,
+    ) -> Result<(u32, u32), DrawingErrorKind<Infallible>> {
+        let size = style.size();
+        Ok((
+            (text.chars().count() as f64 * size * 0.55) as u32,
+            size as u32,
+        ))
+    }
+}

@@ -1,0 +1,197 @@
+//! The page: state (loaded runs, filters, picks, sort) and the layout of the sections.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+use super::canvas::{Chart, ChartSpec};
+use super::cdf::CdfSection;
+use super::controls::Controls;
+use super::loader::{initial_load, Fetched, Loader};
+use super::runs::{Failures, RunColumn, RunList};
+use super::table::ArmTable;
+use crate::charts::Scale;
+use crate::data::derive::{arm_ids, compare_bars, default_cdf_pick, ArmRef};
+use crate::data::filter::{facets_present, ArmFilter, Facet};
+use crate::data::load::RunSet;
+use crate::data::table::{arm_rows, sort_rows, Sort, SortKey};
+
+/// Changes to the set of loaded runs.
+enum RunsAction {
+    Loaded(Vec<Fetched>),
+    ToggleHidden(u32),
+    Remove(u32),
+    Dismiss(usize),
+}
+
+#[derive(Default, PartialEq)]
+struct Runs {
+    set: Rc<RunSet>,
+    /// False until the start-up load finished.
+    ready: bool,
+}
+
+impl Reducible for Runs {
+    type Action = RunsAction;
+
+    fn reduce(self: Rc<Self>, action: RunsAction) -> Rc<Self> {
+        let mut set = (*self.set).clone();
+        let mut ready = self.ready;
+        match action {
+            RunsAction::Loaded(items) => {
+                ready = true;
+                for (source, text) in items {
+                    match text {
+                        Ok(text) => {
+                            let _ = set.add_text(&source, &text);
+                        }
+                        Err(reason) => {
+                            set.add_failure(&source, reason);
+                        }
+                    }
+                }
+            }
+            RunsAction::ToggleHidden(key) => set.toggle_hidden(key),
+            RunsAction::Remove(key) => set.remove(key),
+            RunsAction::Dismiss(i) => set.dismiss_failure(i),
+        }
+        Rc::new(Runs {
+            set: Rc::new(set),
+            ready,
+        })
+    }
+}
+
+#[component]
+pub fn App() -> Html {
+    let runs = use_reducer(Runs::default);
+    let filter = use_state(ArmFilter::default);
+    let scale = use_state(Scale::default);
+    let sort = use_state(Sort::default);
+    // None: the default pick (first run's full and resumed arm) until the user picks.
+    let picked = use_state(|| None::<BTreeSet<ArmRef>>);
+    let compare_arm = use_state(|| None::<String>);
+
+    {
+        let runs = runs.clone();
+        use_effect_with((), move |_| {
+            spawn_local(async move { runs.dispatch(RunsAction::Loaded(initial_load().await)) });
+        });
+    }
+
+    let set = runs.set.clone();
+    let on_loaded = {
+        let runs = runs.clone();
+        Callback::from(move |items| runs.dispatch(RunsAction::Loaded(items)))
+    };
+    let on_toggle_run = {
+        let runs = runs.clone();
+        Callback::from(move |k| runs.dispatch(RunsAction::ToggleHidden(k)))
+    };
+    let on_remove = {
+        let runs = runs.clone();
+        Callback::from(move |k| runs.dispatch(RunsAction::Remove(k)))
+    };
+    let on_dismiss = {
+        let runs = runs.clone();
+        Callback::from(move |i| runs.dispatch(RunsAction::Dismiss(i)))
+    };
+    let on_facet = {
+        let filter = filter.clone();
+        Callback::from(move |f: Facet| {
+            let mut next = (*filter).clone();
+            next.toggle(f);
+            filter.set(next);
+        })
+    };
+    let on_scale = {
+        let scale = scale.clone();
+        Callback::from(move |s| scale.set(s))
+    };
+    let on_sort = {
+        let sort = sort.clone();
+        Callback::from(move |k: SortKey| sort.set(sort.clicked(k)))
+    };
+    let current_pick = (*picked).clone().unwrap_or_else(|| default_cdf_pick(&set));
+    let on_pick = {
+        let picked = picked.clone();
+        let current = current_pick.clone();
+        Callback::from(move |r: ArmRef| {
+            let mut next = current.clone();
+            if !next.remove(&r) {
+                next.insert(r);
+            }
+            picked.set(Some(next));
+        })
+    };
+
+    let ids = arm_ids(&set, &filter);
+    let chosen = (*compare_arm)
+        .clone()
+        .filter(|a| ids.contains(a))
+        .or_else(|| ids.first().cloned());
+    let on_compare = {
+        let compare_arm = compare_arm.clone();
+        Callback::from(move |e: Event| {
+            if let Some(select) = e
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok())
+            {
+                compare_arm.set(Some(select.value()));
+            }
+        })
+    };
+    let compare_spec = Rc::new(ChartSpec::Percentiles(
+        chosen
+            .as_deref()
+            .map(|a| compare_bars(&set, a))
+            .unwrap_or_default(),
+        *scale,
+    ));
+    let mut rows = arm_rows(&set, &filter);
+    sort_rows(&mut rows, *sort);
+
+    html! {
+        <main>
+            <header>
+                <h1>{"Handshake Lab"}</h1>
+                <p class="tagline">{"TLS handshake costs on loopback: what was measured, where, and how sure we are."}</p>
+                <Loader {on_loaded} />
+            </header>
+            <Failures failures={set.failures.clone()} {on_dismiss} />
+            if !runs.ready { <p id="loading">{"Loading evidence…"}</p> }
+            <section id="runs-section">
+                <h2>{"Runs"}</h2>
+                <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} />
+            </section>
+            if set.visible().next().is_some() {
+                <Controls facets={facets_present(&set)} filter={(*filter).clone()}
+                          on_toggle={on_facet} scale={*scale} {on_scale} />
+                <section id="run-columns" class="columns">
+                    for run in set.visible() {
+                        <RunColumn key={run.key} run={run.clone()} filter={(*filter).clone()} scale={*scale} />
+                    }
+                </section>
+                <CdfSection runs={set.clone()} filter={(*filter).clone()} picked={current_pick}
+                            on_toggle={on_pick} scale={*scale} />
+                <section id="compare-section">
+                    <h2>{"One arm across runs"}</h2>
+                    <label>{"arm "}
+                        <select id="compare-arm" onchange={on_compare}>
+                            for id in ids.iter() {
+                                <option value={id.clone()} selected={chosen.as_ref() == Some(id)}>{id.clone()}</option>
+                            }
+                        </select>
+                    </label>
+                    <Chart id="chart-compare" spec={compare_spec}
+                           label="the same arm's p50, p95 and p99 in each loaded run" />
+                </section>
+                <ArmTable {rows} sort={*sort} {on_sort} />
+            }
+        </main>
+    }
+}

@@ -1,0 +1,128 @@
+//! A `<canvas>` that draws one chart after it is mounted and whenever its data change,
+//! sized `css × devicePixelRatio` so it stays sharp on HiDPI screens.
+
+use std::rc::Rc;
+
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+use crate::charts::{bars, cdf, speedup, Scale};
+use crate::data::derive::{CdfSeries, PercentileBar, SpeedupBar};
+
+/// What a chart canvas shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChartSpec {
+    Percentiles(Vec<PercentileBar>, Scale),
+    Speedups(Vec<SpeedupBar>),
+    Cdf(Vec<CdfSeries>, Scale),
+}
+
+impl ChartSpec {
+    /// Height in CSS pixels that fits the content.
+    pub fn height(&self) -> u32 {
+        match self {
+            ChartSpec::Percentiles(b, _) => bars::height_for(b.len(), 3),
+            ChartSpec::Speedups(b) => {
+                let groups = speedup::speedup_rows(b).len();
+                bars::height_for(groups, 2)
+            }
+            ChartSpec::Cdf(..) => cdf::HEIGHT,
+        }
+    }
+
+    /// Number of series/rows, exposed as `data-items` for tests and tools.
+    fn items(&self) -> usize {
+        match self {
+            ChartSpec::Percentiles(b, _) => b.len(),
+            ChartSpec::Speedups(b) => b.len(),
+            ChartSpec::Cdf(s, _) => s.len(),
+        }
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ChartProps {
+    pub id: AttrValue,
+    pub spec: Rc<ChartSpec>,
+    /// Accessible description of the chart.
+    pub label: AttrValue,
+}
+
+fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let dpr = window.device_pixel_ratio().clamp(1.0, 4.0);
+    let css_w = canvas
+        .parent_element()
+        .map(|p| p.client_width())
+        .filter(|w| *w > 0)
+        .unwrap_or(640)
+        .max(240) as f64;
+    let css_h = f64::from(spec.height());
+    canvas.set_width((css_w * dpr).round() as u32);
+    canvas.set_height((css_h * dpr).round() as u32);
+    canvas
+        .set_attribute("style", &format!("width:{css_w}px;height:{css_h}px"))
+        .map_err(|_| "could not size the canvas")?;
+    let backend = CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or("this browser gave no 2D canvas context")?;
+    let area = backend.into_drawing_area();
+    match spec {
+        ChartSpec::Percentiles(b, scale) => bars::draw_percentiles(&area, b, *scale, dpr),
+        ChartSpec::Speedups(b) => speedup::draw_speedups(&area, b, dpr),
+        ChartSpec::Cdf(s, scale) => cdf::draw_cdf(&area, s, *scale, dpr),
+    }
+}
+
+/// Notes the time of the first drawn chart (ms since navigation start) on `<body>` as
+/// `data-first-chart-ms`, for the load-time budget.
+fn mark_first_chart() {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Some(body) = window.document().and_then(|d| d.body()) else {
+        return;
+    };
+    if body.has_attribute("data-first-chart-ms") {
+        return;
+    }
+    if let Some(perf) = window.performance() {
+        let _ = body.set_attribute("data-first-chart-ms", &format!("{:.0}", perf.now()));
+    }
+}
+
+/// A chart canvas; a drawing failure is shown as text below it.
+#[component]
+pub fn Chart(props: &ChartProps) -> Html {
+    let canvas_ref = use_node_ref();
+    let error = use_state(|| None::<String>);
+    let draws = use_mut_ref(|| 0u32);
+    {
+        let canvas_ref = canvas_ref.clone();
+        let error = error.clone();
+        use_effect_with(props.spec.clone(), move |spec| {
+            if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
+                match draw(&canvas, spec) {
+                    Ok(()) => {
+                        *draws.borrow_mut() += 1;
+                        let _ = canvas.set_attribute("data-draws", &draws.borrow().to_string());
+                        mark_first_chart();
+                        error.set(None);
+                    }
+                    Err(e) => error.set(Some(e)),
+                }
+            }
+        });
+    }
+    html! {
+        <div class="chart">
+            <canvas id={props.id.clone()} ref={canvas_ref} role="img"
+                    aria-label={props.label.clone()}
+                    data-items={props.spec.items().to_string()} />
+            if let Some(e) = &*error {
+                <p class="error">{e.clone()}</p>
+            }
+        </div>
+    }
+}

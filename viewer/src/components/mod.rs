@@ -1,0 +1,21 @@
+//! Yew function components: they hold the page state and arrange data and charts.
+
+mod app;
+mod canvas;
+mod cdf;
+mod controls;
+mod loader;
+pub mod panic;
+mod runs;
+mod table;
+
+/// Renders the app into `#app` (or the body when the page has none).
+pub fn mount() {
+    let root = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("app"));
+    match root {
+        Some(root) => yew::Renderer::<app::App>::with_root(root).render(),
+        None => yew::Renderer::<app::App>::new().render(),
+    };
+}

@@ -1,0 +1,141 @@
+//! The list of loaded runs (hide/remove), load failures, and one column per run with its
+//! card and charts.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use super::canvas::{Chart, ChartSpec};
+use crate::charts::Scale;
+use crate::data::card::run_card;
+use crate::data::derive::{percentile_bars, resume_speedups};
+use crate::data::filter::ArmFilter;
+use crate::data::load::{short_time, LoadFailure, LoadedRun, RunSet};
+
+#[derive(Properties, PartialEq)]
+pub struct RunListProps {
+    pub runs: Rc<RunSet>,
+    pub on_toggle: Callback<u32>,
+    pub on_remove: Callback<u32>,
+}
+
+/// Every loaded run: host, date, tool version, complete or not; hide and remove.
+#[component]
+pub fn RunList(props: &RunListProps) -> Html {
+    if props.runs.runs.is_empty() {
+        return html! { <p id="run-list" class="empty">{"No runs loaded yet."}</p> };
+    }
+    html! {
+        <table id="run-list" class="runs">
+            <thead><tr>
+                <th>{"host"}</th><th>{"started"}</th><th>{"tool"}</th><th>{"complete"}</th>
+                <th>{"file"}</th><th></th>
+            </tr></thead>
+            <tbody>
+            for run in &props.runs.runs {
+                {run_line(run, &props.on_toggle, &props.on_remove)}
+            }
+            </tbody>
+        </table>
+    }
+}
+
+fn run_line(run: &LoadedRun, on_toggle: &Callback<u32>, on_remove: &Callback<u32>) -> Html {
+    let ev = &run.evidence;
+    let key = run.key;
+    let (toggle, remove) = (on_toggle.clone(), on_remove.clone());
+    html! {
+        <tr class={classes!(run.hidden.then_some("hidden"))} data-run={key.to_string()}>
+            <td class="host">{ev.environment.hostname.clone()}</td>
+            <td>{short_time(&ev.run.started_at)}</td>
+            <td>{format!("{} {}", ev.run.tool.name, ev.run.tool.version)}</td>
+            <td class={classes!((!ev.run.complete).then_some("error"))}>
+                {if ev.run.complete { "yes" } else { "NO (interrupted)" }}
+            </td>
+            <td><code>{run.source.clone()}</code></td>
+            <td>
+                <button onclick={move |_| toggle.emit(key)}>
+                    {if run.hidden { "show" } else { "hide" }}
+                </button>
+                <button onclick={move |_| remove.emit(key)}>{"remove"}</button>
+            </td>
+        </tr>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct FailuresProps {
+    pub failures: Vec<LoadFailure>,
+    pub on_dismiss: Callback<usize>,
+}
+
+/// Files that did not load, each with its name and the reason.
+#[component]
+pub fn Failures(props: &FailuresProps) -> Html {
+    if props.failures.is_empty() {
+        return html! {};
+    }
+    html! {
+        <ul id="load-errors" class="failures" role="alert">
+            for (i, f) in props.failures.iter().enumerate() {
+                <li class="load-error">
+                    <strong class="source">{f.source.clone()}</strong>{": "}
+                    <span class="reason">{f.reason.clone()}</span>
+                    <button onclick={let d = props.on_dismiss.clone(); move |_| d.emit(i)}>
+                        {"dismiss"}
+                    </button>
+                </li>
+            }
+        </ul>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct RunColumnProps {
+    pub run: LoadedRun,
+    pub filter: ArmFilter,
+    pub scale: Scale,
+}
+
+/// One run: its honesty label (card), its percentile chart and its resume speedups.
+#[component]
+pub fn RunColumn(props: &RunColumnProps) -> Html {
+    let card = run_card(&props.run.evidence);
+    let key = props.run.key;
+    let percentiles = use_memo(
+        (props.run.clone(), props.filter.clone(), props.scale),
+        |(run, filter, scale)| {
+            ChartSpec::Percentiles(percentile_bars(&run.evidence, filter), *scale)
+        },
+    );
+    let speedups = use_memo(
+        (props.run.clone(), props.filter.clone()),
+        |(run, filter)| ChartSpec::Speedups(resume_speedups(&run.evidence, filter)),
+    );
+    html! {
+        <article class="run" data-run={key.to_string()}>
+            <h3>{props.run.label()}</h3>
+            <dl class="card">
+                for (k, v) in card.main {
+                    <dt>{k}</dt><dd>{v}</dd>
+                }
+            </dl>
+            if !card.more.is_empty() {
+                <details class="more">
+                    <summary>{format!("{} more settings", card.more.len())}</summary>
+                    <dl class="card">
+                        for (k, v) in card.more {
+                            <dt>{k}</dt><dd>{v}</dd>
+                        }
+                    </dl>
+                </details>
+            }
+            <h4>{"Percentiles per arm"}</h4>
+            <Chart id={format!("chart-percentiles-{key}")} spec={percentiles}
+                   label="p50, p95 and p99 latency per arm, with the p50 95% CI" />
+            <h4>{"Resume speedup"}</h4>
+            <Chart id={format!("chart-speedup-{key}")} spec={speedups}
+                   label="full/resumed p50 ratio per protocol, cert and resumption kind" />
+        </article>
+    }
+}

@@ -1,0 +1,119 @@
+//! The table of every arm (sortable) and the CSV download of exactly what it shows.
+
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use crate::data::csv::to_csv;
+use crate::data::format::{fmt_ci_us, fmt_opt_us};
+use crate::data::table::{ArmRow, Sort, SortKey};
+
+#[derive(Properties, PartialEq)]
+pub struct TableProps {
+    /// Rows already filtered and sorted.
+    pub rows: Vec<ArmRow>,
+    pub sort: Sort,
+    pub on_sort: Callback<SortKey>,
+}
+
+fn header(key: SortKey) -> &'static str {
+    match key {
+        SortKey::Run => "run",
+        SortKey::Arm => "arm",
+        SortKey::P50 => "p50",
+        SortKey::P95 => "p95",
+        SortKey::P99 => "p99",
+        SortKey::Resumed => "resumed (client/server)",
+        SortKey::Failed => "failed / attempted",
+    }
+}
+
+#[component]
+pub fn ArmTable(props: &TableProps) -> Html {
+    let download = {
+        let csv = to_csv(&props.rows);
+        Callback::from(move |_| {
+            if let Err(e) = download_csv(&csv) {
+                web_sys::console::error_1(&e);
+            }
+        })
+    };
+    let th = |key: SortKey| {
+        let on_sort = props.on_sort.clone();
+        let mark = match (props.sort.key == key, props.sort.descending) {
+            (true, false) => " ▲",
+            (true, true) => " ▼",
+            (false, _) => "",
+        };
+        html! {
+            <th><button class="sort" data-sort={header(key)} onclick={move |_| on_sort.emit(key)}>
+                {header(key)}{mark}
+            </button></th>
+        }
+    };
+    html! {
+        <section id="table-section">
+            <h2>{"Every arm"}</h2>
+            <p>
+                <button id="csv-download" onclick={download}>{"Download CSV"}</button>
+                <span class="hint">{" (the rows below, latencies in µs)"}</span>
+            </p>
+            <table id="arm-table" class="arms">
+                <thead><tr>
+                    {th(SortKey::Run)}{th(SortKey::Arm)}
+                    <th>{"protocol"}</th><th>{"mode"}</th><th>{"cert"}</th><th>{"group"}</th>
+                    {th(SortKey::P50)}<th>{"p50 95% CI"}</th>{th(SortKey::P95)}{th(SortKey::P99)}
+                    {th(SortKey::Resumed)}{th(SortKey::Failed)}
+                </tr></thead>
+                <tbody>
+                    for row in &props.rows { {table_row(row)} }
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+fn table_row(r: &ArmRow) -> Html {
+    let numbers = match &r.no_result {
+        Some(why) => html! {
+            <td colspan="4" class={classes!("no-result", why.is_error().then_some("error"))}>
+                {why.to_string()}
+            </td>
+        },
+        None => html! {<>
+            <td class="num p50">{fmt_opt_us(r.p50)}</td>
+            <td class="num ci">{fmt_ci_us(r.p50_ci)}</td>
+            <td class="num p95">{fmt_opt_us(r.p95)}</td>
+            <td class="num p99">{fmt_opt_us(r.p99)}</td>
+        </>},
+    };
+    html! {
+        <tr data-arm={r.arm.clone()} data-run={r.run_key.to_string()}
+            class={classes!(r.no_result.as_ref().is_some_and(|w| w.is_error()).then_some("error"))}>
+            <td>{r.run.clone()}</td>
+            <td class="arm"><code>{r.arm.clone()}</code></td>
+            <td>{r.protocol.clone()}</td><td>{r.mode.clone()}</td>
+            <td>{r.cert.clone()}</td><td>{r.group.clone()}</td>
+            {numbers}
+            <td class="num">{format!("{}/{}", r.resumed_client, r.resumed_server)}</td>
+            <td class={classes!("num", (r.failed > 0).then_some("error"))}>
+                {format!("{}/{}", r.failed, r.attempted)}
+            </td>
+        </tr>
+    }
+}
+
+/// Offers `csv` as a file download through a temporary object URL.
+fn download_csv(csv: &str) -> Result<(), wasm_bindgen::JsValue> {
+    let window = web_sys::window().ok_or("no window")?;
+    let document = window.document().ok_or("no document")?;
+    let parts = js_sys::Array::of1(&csv.into());
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("text/csv;charset=utf-8");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
+    let a: web_sys::HtmlAnchorElement = document.create_element("a")?.unchecked_into();
+    a.set_href(&url);
+    a.set_download("handshake-lab-arms.csv");
+    a.click();
+    web_sys::Url::revoke_object_url(&url)
+}

@@ -1,0 +1,180 @@
+//! The run card: the environment and settings that move numbers (the honesty label).
+
+use std::collections::BTreeSet;
+
+use shared::Evidence;
+
+/// A run's card: `(label, value)` lines in reading order; `more` holds the free-form
+/// settings (`settings.extra`), shown folded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Card {
+    pub main: Vec<(String, String)>,
+    pub more: Vec<(String, String)>,
+}
+
+pub fn run_card(ev: &Evidence) -> Card {
+    let env = &ev.environment;
+    let run = &ev.run;
+    let s = &run.settings;
+    let list = |v: Vec<String>| {
+        if v.is_empty() {
+            "–".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
+    let load = |l: [f64; 3]| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]);
+    let windows: BTreeSet<&str> = ev.arms.iter().map(|a| a.timed_window.as_str()).collect();
+    let mut lines = vec![
+        ("host", env.hostname.clone()),
+        (
+            "CPU",
+            format!("{} ({} logical CPUs)", env.cpu_model, env.logical_cpus),
+        ),
+        ("OS / kernel", format!("{} / {}", env.os, env.kernel)),
+        (
+            "TLS library",
+            format!(
+                "{} {} with {} {}",
+                env.tls_library.name,
+                env.tls_library.version,
+                env.crypto_provider.name,
+                env.crypto_provider.version
+            ),
+        ),
+        (
+            "tool",
+            format!(
+                "{} {}{}",
+                run.tool.name,
+                run.tool.version,
+                run.tool
+                    .git_commit
+                    .as_ref()
+                    .map(|c| format!(" ({c})"))
+                    .unwrap_or_default()
+            ),
+        ),
+        (
+            "run",
+            format!(
+                "{} → {}{}",
+                run.started_at,
+                run.finished_at,
+                if run.complete { "" } else { " (INCOMPLETE)" }
+            ),
+        ),
+        (
+            "certs",
+            list(s.certs.iter().map(|c| c.to_string()).collect()),
+        ),
+        (
+            "groups",
+            list(s.kx_groups.iter().map(|g| g.to_string()).collect()),
+        ),
+        ("TCP_NODELAY", yes_no(s.tcp_nodelay)),
+        ("SO_LINGER 0", yes_no(s.so_linger_zero)),
+        (
+            "samples",
+            format!(
+                "{} per arm, {} warm-up, {} rounds",
+                s.samples, s.warmup, s.rounds
+            ),
+        ),
+        (
+            "timed window",
+            list(windows.into_iter().map(String::from).collect()),
+        ),
+        (
+            "load (1/5/15 min)",
+            format!(
+                "before {}, after {}",
+                load(env.load_average.before),
+                load(env.load_average.after)
+            ),
+        ),
+        (
+            "threads",
+            format!("{} server, {} client", s.server_threads, s.client_threads),
+        ),
+        ("clock", s.clock.clone()),
+        ("percentiles", s.percentile_definition.clone()),
+        (
+            "CI method",
+            format!(
+                "{} (seed {}, {} resamples)",
+                s.ci_method, s.bootstrap_seed, s.bootstrap_resamples
+            ),
+        ),
+    ];
+    if !env.peers.is_empty() {
+        let peers = env
+            .peers
+            .iter()
+            .map(|p| format!("{} {}", p.name, p.version))
+            .collect();
+        lines.insert(4, ("peer tools", list(peers)));
+    }
+    if let Some(f) = &s.arms_filter {
+        lines.push(("arms filter", f.clone()));
+    }
+    Card {
+        main: lines.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        more: s
+            .extra
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::testdata::sample;
+
+    #[test]
+    fn card_names_what_moves_numbers() {
+        let mut ev = sample();
+        ev.run.complete = false;
+        ev.run
+            .settings
+            .extra
+            .insert("governor".into(), "performance".into());
+        let card = run_card(&ev);
+        let get = |k: &str| {
+            card.main
+                .iter()
+                .chain(&card.more)
+                .find(|(l, _)| l == k)
+                .map(|(_, v)| v.as_str())
+                .unwrap_or_else(|| panic!("no {k} in {card:?}"))
+        };
+        assert_eq!(get("CPU"), "test (2 logical CPUs)");
+        assert_eq!(get("certs"), "ecdsa-p256");
+        assert_eq!(get("groups"), "x25519");
+        assert_eq!(get("TCP_NODELAY"), "yes");
+        assert_eq!(get("samples"), "4 per arm, 1 warm-up, 1 rounds");
+        assert_eq!(
+            get("timed window"),
+            "connect start to handshake complete on the client"
+        );
+        assert!(get("run").ends_with("(INCOMPLETE)"));
+        assert_eq!(
+            get("load (1/5/15 min)"),
+            "before 0.00 0.00 0.00, after 0.00 0.00 0.00"
+        );
+        assert_eq!(get("governor"), "performance");
+        assert_eq!(card.more.len(), 1);
+        assert!(!card.main.iter().any(|(k, _)| k == "peer tools"));
+        ev.environment.peers.push(shared::Library {
+            name: "openssl".into(),
+            version: "3.0.19".into(),
+        });
+        assert_eq!(
+            run_card(&ev).main[4],
+            ("peer tools".into(), "openssl 3.0.19".into())
+        );
+    }
+}

@@ -1,0 +1,127 @@
+//! CSV of the table as shown (same rows, same order). Latencies in microseconds.
+
+use super::table::ArmRow;
+
+/// Column names, units included.
+pub const HEADER: [&str; 22] = [
+    "run_id",
+    "host",
+    "arm",
+    "protocol",
+    "mode",
+    "resumption",
+    "cert",
+    "kx_group",
+    "p50_us",
+    "p95_us",
+    "p99_us",
+    "p50_ci95_low_us",
+    "p50_ci95_high_us",
+    "attempted",
+    "succeeded",
+    "failed",
+    "resumed_client",
+    "resumed_server",
+    "crypto_floor_us",
+    "efficiency",
+    "no_result",
+    "run_label",
+];
+
+/// RFC 4180 CSV with a header line and CRLF line ends.
+pub fn to_csv(rows: &[ArmRow]) -> String {
+    let mut out = String::new();
+    push_line(&mut out, HEADER.iter().map(|h| h.to_string()));
+    for r in rows {
+        let num = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+        let ci = |i: usize| num(r.p50_ci.map(|c| c[i]));
+        push_line(
+            &mut out,
+            [
+                r.run_id.clone(),
+                r.host.clone(),
+                r.arm.clone(),
+                r.protocol.clone(),
+                r.mode.clone(),
+                r.resumption.clone(),
+                r.cert.clone(),
+                r.group.clone(),
+                num(r.p50),
+                num(r.p95),
+                num(r.p99),
+                ci(0),
+                ci(1),
+                r.attempted.to_string(),
+                r.succeeded.to_string(),
+                r.failed.to_string(),
+                r.resumed_client.to_string(),
+                r.resumed_server.to_string(),
+                num(r.crypto_floor),
+                num(r.efficiency),
+                r.no_result
+                    .as_ref()
+                    .map(|e| e.to_string())
+                    .unwrap_or_default(),
+                r.run.clone(),
+            ]
+            .into_iter(),
+        );
+    }
+    out
+}
+
+fn push_line(out: &mut String, cells: impl Iterator<Item = String>) {
+    let cells: Vec<String> = cells.map(|c| field(&c)).collect();
+    out.push_str(&cells.join(","));
+    out.push_str("\r\n");
+}
+
+/// Quotes a cell when needed; text that a spreadsheet would run as a formula gets a
+/// leading `'` (numbers are written by us and never start with those characters).
+fn field(cell: &str) -> String {
+    let cell = if cell.starts_with(['=', '+', '@', '\t', '\r']) {
+        format!("'{cell}")
+    } else {
+        cell.to_string()
+    };
+    if cell.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", cell.replace('"', "\"\""))
+    } else {
+        cell
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::filter::ArmFilter;
+    use crate::data::load::RunSet;
+    use crate::data::table::arm_rows;
+    use crate::data::testdata::sample;
+
+    #[test]
+    fn csv_has_a_header_and_one_line_per_row() {
+        let mut set = RunSet::default();
+        set.add("a", sample());
+        let rows = arm_rows(&set, &ArmFilter::default());
+        let csv = to_csv(&rows);
+        let lines: Vec<&str> = csv.split_terminator("\r\n").collect();
+        assert_eq!(lines.len(), 1 + rows.len());
+        assert_eq!(lines[0], HEADER.join(","));
+        assert_eq!(
+            lines[2],
+            "20261130T000000Z-sample-0000,sample-host,tls13-full-ecdsa-p256-x25519,tls1.3,full,,\
+             ecdsa-p256,x25519,400,450,450,390,450,4,4,0,0,0,,,,sample-host · 2026-11-30 00:00:00"
+        );
+    }
+
+    #[test]
+    fn cells_are_quoted_and_formulas_defused() {
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\"\nbye"), "\"say \"\"hi\"\"\nbye\"");
+        assert_eq!(field("=HYPERLINK(1)"), "'=HYPERLINK(1)");
+        assert_eq!(field("@x,y"), "\"'@x,y\"");
+        assert_eq!(field("-12.5"), "-12.5");
+    }
+}

@@ -1,0 +1,370 @@
+//! Series for the charts, derived from evidence: percentile bars, resume speedups, CDFs
+//! and one arm across runs.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use shared::{Arm, ComparisonKind, Evidence, Protocol};
+
+use super::filter::ArmFilter;
+use super::load::RunSet;
+
+/// Why an arm has no numbers to show as results.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoResult {
+    /// The arm's numbers must not be trusted (its `error`), or nothing succeeded.
+    Error(String),
+    /// Not a failure: the arm was skipped, or its tool reports only a rate.
+    Note(String),
+}
+
+impl NoResult {
+    pub fn is_error(&self) -> bool {
+        matches!(self, NoResult::Error(_))
+    }
+}
+
+impl std::fmt::Display for NoResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoResult::Error(m) => write!(f, "ERROR: {m}"),
+            NoResult::Note(m) => f.write_str(m),
+        }
+    }
+}
+
+/// p50/p95/p99 of one arm (or of one arm in one run), with the p50's 95% interval.
+/// When `no_result` is set the numbers must not be shown as results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PercentileBar {
+    pub label: String,
+    /// `[p50, p95, p99]` in µs; `None` when no connection succeeded.
+    pub percentiles: Option<[f64; 3]>,
+    pub p50_ci: Option<[f64; 2]>,
+    pub no_result: Option<NoResult>,
+}
+
+fn bar(label: String, arm: &Arm) -> PercentileBar {
+    PercentileBar {
+        label,
+        percentiles: arm.latency_us.map(|l| [l.p50, l.p95, l.p99]),
+        p50_ci: arm.p50_ci95_us,
+        no_result: no_result(arm),
+    }
+}
+
+/// Why an arm's latencies are not results, if they are not: its `error` (with the known
+/// pitfall it reproduces, if any), a skip, a rate-only tool, or no successful connection.
+pub fn no_result(arm: &Arm) -> Option<NoResult> {
+    if let Some(e) = &arm.error {
+        return Some(NoResult::Error(match &arm.known_pitfall {
+            Some(p) => format!("{e} (known pitfall, reproduced on purpose: {p})"),
+            None => e.clone(),
+        }));
+    }
+    if let Some(why) = &arm.skipped {
+        return Some(NoResult::Note(format!("skipped: {why}")));
+    }
+    if arm.latency_us.is_some() {
+        return None;
+    }
+    if let Some(rate) = &arm.rate {
+        return Some(NoResult::Note(format!(
+            "rate only: {:.0} connections/s of wall time, {:.0}/s of user CPU",
+            rate.per_real_s, rate.per_user_s
+        )));
+    }
+    Some(NoResult::Error(match &arm.first_failure {
+        Some(f) => format!("no connection succeeded: {f}"),
+        None => "no connection succeeded".into(),
+    }))
+}
+
+/// Percentile bars of one run's arms that pass the filter, in evidence order.
+pub fn percentile_bars(ev: &Evidence, filter: &ArmFilter) -> Vec<PercentileBar> {
+    ev.arms
+        .iter()
+        .filter(|a| filter.matches(a))
+        .map(|a| bar(a.id.clone(), a))
+        .collect()
+}
+
+/// Arm ids in the visible runs that pass the filter, first-seen order.
+pub fn arm_ids(runs: &RunSet, filter: &ArmFilter) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    runs.visible()
+        .flat_map(|r| r.evidence.arms.iter())
+        .filter(|a| filter.matches(a) && seen.insert(a.id.clone()))
+        .map(|a| a.id.clone())
+        .collect()
+}
+
+/// The arm `arm_id` in each visible run that has it, labelled by run.
+pub fn compare_bars(runs: &RunSet, arm_id: &str) -> Vec<PercentileBar> {
+    runs.visible()
+        .filter_map(|r| {
+            let arm = r.evidence.arms.iter().find(|a| a.id == arm_id)?;
+            Some(bar(r.label(), arm))
+        })
+        .collect()
+}
+
+/// Full/resumed p50 ratio of one protocol × cert × group × resumption kind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpeedupBar {
+    /// `cert · group · resumption`, shared by the TLS 1.2 and TLS 1.3 bars.
+    pub group: String,
+    pub protocol: Protocol,
+    pub ratio: f64,
+    pub ci: [f64; 2],
+    /// Set when either arm has no result: then there is no speedup to show.
+    pub no_result: Option<NoResult>,
+}
+
+/// The `resume_speedup` comparisons of a run whose resumed arm passes the filter,
+/// ordered so that TLS 1.2 sits beside TLS 1.3 for the same cert, group and kind.
+pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
+    let arms: BTreeMap<&str, &Arm> = ev.arms.iter().map(|a| (a.id.as_str(), a)).collect();
+    let mut out: Vec<SpeedupBar> = ev
+        .comparisons
+        .iter()
+        .filter(|c| c.kind == ComparisonKind::ResumeSpeedup)
+        .filter_map(|c| {
+            let resumed = *arms.get(c.candidate.as_str())?;
+            let full = *arms.get(c.baseline.as_str())?;
+            if !filter.matches(resumed) {
+                return None;
+            }
+            let name = |v: Option<String>| v.unwrap_or_else(|| "–".into());
+            let group = format!(
+                "{} · {} · {}",
+                name(resumed.cert.map(|c| c.to_string())),
+                name(resumed.kx_group.map(|g| g.to_string())),
+                name(resumed.resumption.map(|r| r.to_string())),
+            );
+            let blame = |arm: &Arm, why: NoResult| match why {
+                NoResult::Error(m) => NoResult::Error(format!("{}: {m}", arm.id)),
+                NoResult::Note(m) => NoResult::Note(format!("{}: {m}", arm.id)),
+            };
+            let no_result = match (no_result(resumed), no_result(full)) {
+                (Some(e), _) => Some(blame(resumed, e)),
+                (None, Some(e)) => Some(blame(full, e)),
+                (None, None) => None,
+            };
+            Some(SpeedupBar {
+                group,
+                protocol: resumed.protocol,
+                ratio: c.p50_ratio,
+                ci: c.ci95,
+                no_result,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.group, a.protocol).cmp(&(&b.group, b.protocol)));
+    out
+}
+
+/// An arm of a loaded run.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ArmRef {
+    pub run_key: u32,
+    pub arm_id: String,
+}
+
+/// The empirical CDF of `samples` as `(µs, fraction ≤)` points, thinned to at most
+/// `max_points` (keeping the first and last) so big runs stay quick to draw.
+pub fn cdf_points(samples: &[f64], max_points: usize) -> Vec<(f64, f64)> {
+    let mut sorted: Vec<f64> = samples.iter().copied().filter(|s| s.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n == 0 || max_points == 0 {
+        return Vec::new();
+    }
+    let step = n.div_ceil(max_points.max(2) - 1).max(1);
+    let mut out: Vec<(f64, f64)> = (0..n)
+        .step_by(step)
+        .map(|i| (sorted[i], (i + 1) as f64 / n as f64))
+        .collect();
+    if out.last().map(|p| p.1) != Some(1.0) {
+        out.push((sorted[n - 1], 1.0));
+    }
+    out
+}
+
+/// One CDF line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CdfSeries {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+    pub no_result: Option<NoResult>,
+}
+
+/// CDF lines of the picked arms that are in visible runs (at most 400 points each).
+pub fn cdf_series(runs: &RunSet, picked: &BTreeSet<ArmRef>) -> Vec<CdfSeries> {
+    let several = runs.visible().count() > 1;
+    runs.visible()
+        .flat_map(|r| r.evidence.arms.iter().map(move |a| (r, a)))
+        .filter(|(r, a)| {
+            picked.contains(&ArmRef {
+                run_key: r.key,
+                arm_id: a.id.clone(),
+            })
+        })
+        .map(|(r, a)| CdfSeries {
+            label: if several {
+                format!("{} ({})", a.id, r.label())
+            } else {
+                a.id.clone()
+            },
+            points: cdf_points(&a.samples_us, 400),
+            no_result: no_result(a),
+        })
+        .collect()
+}
+
+/// What the CDF shows before the user picks: the first run's first full and first
+/// resumed TLS arm.
+pub fn default_cdf_pick(runs: &RunSet) -> BTreeSet<ArmRef> {
+    let Some(run) = runs.visible().next() else {
+        return BTreeSet::new();
+    };
+    [shared::Mode::Full, shared::Mode::Resumed]
+        .into_iter()
+        .filter_map(|mode| run.evidence.arms.iter().find(|a| a.mode == mode))
+        .map(|a| ArmRef {
+            run_key: run.key,
+            arm_id: a.id.clone(),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::filter::Facet;
+    use crate::data::testdata::{sample, with_tls12};
+
+    #[test]
+    fn percentile_bars_follow_the_evidence_and_the_filter() {
+        let ev = sample();
+        let bars = percentile_bars(&ev, &ArmFilter::default());
+        assert_eq!(bars.len(), 3);
+        assert_eq!(bars[1].label, "tls13-full-ecdsa-p256-x25519");
+        let l = ev.arms[1].latency_us.unwrap();
+        assert_eq!(bars[1].percentiles, Some([l.p50, l.p95, l.p99]));
+        assert_eq!(bars[1].p50_ci, ev.arms[1].p50_ci95_us);
+        let mut f = ArmFilter::default();
+        f.toggle(Facet::Protocol(Protocol::Tcp));
+        assert_eq!(percentile_bars(&ev, &f).len(), 2);
+    }
+
+    #[test]
+    fn speedups_pair_tls12_with_tls13_and_carry_arm_errors() {
+        let mut ev = with_tls12();
+        let bars = resume_speedups(&ev, &ArmFilter::default());
+        let got: Vec<(&str, Protocol, f64)> = bars
+            .iter()
+            .map(|b| (b.group.as_str(), b.protocol, b.ratio))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("ecdsa-p256 · x25519 · ticket", Protocol::Tls12, 1.7),
+                ("ecdsa-p256 · x25519 · ticket", Protocol::Tls13, 2.0),
+            ]
+        );
+        assert!(bars.iter().all(|b| b.no_result.is_none()));
+
+        ev.arms[2].error = Some("0 of 4 connections resumed".into());
+        let bars = resume_speedups(&ev, &ArmFilter::default());
+        assert_eq!(
+            bars[1].no_result.as_ref().map(|e| e.to_string()).as_deref(),
+            Some("ERROR: tls13-resumed-ticket-ecdsa-p256-x25519: 0 of 4 connections resumed")
+        );
+        let mut f = ArmFilter::default();
+        f.toggle(Facet::Protocol(Protocol::Tls12));
+        assert_eq!(resume_speedups(&ev, &f).len(), 1);
+    }
+
+    #[test]
+    fn arms_without_results_say_why() {
+        let mut ev = sample();
+        let arm = &mut ev.arms[1];
+        assert_eq!(no_result(arm), None);
+        arm.latency_us = None;
+        arm.first_failure = Some("connection refused".into());
+        assert_eq!(
+            no_result(arm),
+            Some(NoResult::Error(
+                "no connection succeeded: connection refused".into()
+            ))
+        );
+        // Through JSON so fields the schema adds later (with defaults) need no change here.
+        arm.rate = serde_json::from_str(
+            r#"{"connections": 10, "user_cpu_s": 1.0, "real_s": 2.0,
+                "per_user_s": 10.0, "per_real_s": 5.0}"#,
+        )
+        .unwrap();
+        let why = no_result(arm).unwrap();
+        assert!(!why.is_error());
+        assert_eq!(
+            why.to_string(),
+            "rate only: 5 connections/s of wall time, 10/s of user CPU"
+        );
+        arm.skipped = Some("openssl is not on PATH".into());
+        assert_eq!(
+            no_result(arm).unwrap().to_string(),
+            "skipped: openssl is not on PATH"
+        );
+        arm.error = Some("never resumed".into());
+        arm.known_pitfall = Some("s_time -reuse under TLS 1.3".into());
+        assert_eq!(
+            no_result(arm).unwrap().to_string(),
+            "ERROR: never resumed (known pitfall, reproduced on purpose: s_time -reuse under TLS 1.3)"
+        );
+    }
+
+    #[test]
+    fn cdf_is_sorted_ends_at_one_and_is_thinned() {
+        assert_eq!(
+            cdf_points(&[3.0, 1.0, 2.0, 4.0], 100),
+            [(1.0, 0.25), (2.0, 0.5), (3.0, 0.75), (4.0, 1.0)]
+        );
+        let many: Vec<f64> = (0..10_000).map(f64::from).collect();
+        let pts = cdf_points(&many, 400);
+        assert!(pts.len() <= 401, "{}", pts.len());
+        assert_eq!(pts.first(), Some(&(0.0, 1e-4)));
+        assert_eq!(pts.last(), Some(&(9999.0, 1.0)));
+        assert!(pts.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 < w[1].1));
+        assert!(cdf_points(&[], 10).is_empty());
+    }
+
+    #[test]
+    fn cdf_series_and_run_comparison_cover_visible_runs() {
+        let mut set = RunSet::default();
+        let a = set.add("a", sample());
+        let b = set.add("b", sample());
+        let pick = default_cdf_pick(&set);
+        assert_eq!(
+            pick.iter().map(|p| p.arm_id.as_str()).collect::<Vec<_>>(),
+            [
+                "tls13-full-ecdsa-p256-x25519",
+                "tls13-resumed-ticket-ecdsa-p256-x25519"
+            ]
+        );
+        let series = cdf_series(&set, &pick);
+        assert_eq!(series.len(), 2);
+        assert!(series[0].label.contains("sample-host"));
+        let mut pick_b = pick.clone();
+        pick_b.insert(ArmRef {
+            run_key: b,
+            arm_id: "tcp-connect".into(),
+        });
+        assert_eq!(cdf_series(&set, &pick_b).len(), 3);
+
+        assert_eq!(compare_bars(&set, "tcp-connect").len(), 2);
+        set.toggle_hidden(a);
+        assert_eq!(compare_bars(&set, "tcp-connect").len(), 1);
+        assert!(compare_bars(&set, "nope").is_empty());
+        assert_eq!(arm_ids(&set, &ArmFilter::default()).len(), 3);
+    }
+}

@@ -1,0 +1,136 @@
+//! Filtering arms by protocol, mode, certificate and key-exchange group.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use shared::{Arm, CertKind, KxGroup, Mode, Protocol};
+
+use super::load::RunSet;
+
+/// One value of one filter dimension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Facet {
+    Protocol(Protocol),
+    Mode(Mode),
+    Cert(CertKind),
+    Group(KxGroup),
+}
+
+impl Facet {
+    /// The dimension's name, for headings.
+    pub fn dimension(self) -> &'static str {
+        match self {
+            Facet::Protocol(_) => "protocol",
+            Facet::Mode(_) => "mode",
+            Facet::Cert(_) => "cert",
+            Facet::Group(_) => "group",
+        }
+    }
+}
+
+impl fmt::Display for Facet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Facet::Protocol(v) => v.fmt(f),
+            Facet::Mode(v) => v.fmt(f),
+            Facet::Cert(v) => v.fmt(f),
+            Facet::Group(v) => v.fmt(f),
+        }
+    }
+}
+
+/// The facets an arm has (TCP arms have no cert or group).
+pub fn facets_of(arm: &Arm) -> Vec<Facet> {
+    let mut out = vec![Facet::Protocol(arm.protocol), Facet::Mode(arm.mode)];
+    out.extend(arm.cert.map(Facet::Cert));
+    out.extend(arm.kx_group.map(Facet::Group));
+    out
+}
+
+/// Which facet values are switched off; everything else is shown, so values that
+/// appear in a newly loaded run are visible by default.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ArmFilter {
+    off: BTreeSet<Facet>,
+}
+
+impl ArmFilter {
+    pub fn is_on(&self, facet: Facet) -> bool {
+        !self.off.contains(&facet)
+    }
+
+    pub fn toggle(&mut self, facet: Facet) {
+        if !self.off.remove(&facet) {
+            self.off.insert(facet);
+        }
+    }
+
+    /// True when none of the arm's facets is switched off.
+    pub fn matches(&self, arm: &Arm) -> bool {
+        facets_of(arm).into_iter().all(|f| self.is_on(f))
+    }
+}
+
+/// Every facet present in the visible runs, sorted by dimension then value.
+pub fn facets_present(runs: &RunSet) -> Vec<Facet> {
+    let set: BTreeSet<Facet> = runs
+        .visible()
+        .flat_map(|r| r.evidence.arms.iter())
+        .flat_map(facets_of)
+        .collect();
+    set.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::testdata::sample;
+
+    #[test]
+    fn switching_a_facet_off_hides_matching_arms_only() {
+        let ev = sample();
+        let mut filter = ArmFilter::default();
+        assert!(ev.arms.iter().all(|a| filter.matches(a)));
+        filter.toggle(Facet::Mode(Mode::Resumed));
+        let shown: Vec<&str> = ev
+            .arms
+            .iter()
+            .filter(|a| filter.matches(a))
+            .map(|a| a.id.as_str())
+            .collect();
+        assert_eq!(shown, ["tcp-connect", "tls13-full-ecdsa-p256-x25519"]);
+        filter.toggle(Facet::Cert(CertKind::EcdsaP256));
+        let shown: Vec<&str> = ev
+            .arms
+            .iter()
+            .filter(|a| filter.matches(a))
+            .map(|a| a.id.as_str())
+            .collect();
+        assert_eq!(shown, ["tcp-connect"], "TCP has no cert and stays");
+        filter.toggle(Facet::Mode(Mode::Resumed));
+        assert!(filter.is_on(Facet::Mode(Mode::Resumed)));
+    }
+
+    #[test]
+    fn present_facets_come_from_visible_runs() {
+        let mut set = RunSet::default();
+        let k = set.add("a", sample());
+        let facets = facets_present(&set);
+        assert_eq!(
+            facets,
+            [
+                Facet::Protocol(Protocol::Tcp),
+                Facet::Protocol(Protocol::Tls13),
+                Facet::Mode(Mode::Connect),
+                Facet::Mode(Mode::Full),
+                Facet::Mode(Mode::Resumed),
+                Facet::Cert(CertKind::EcdsaP256),
+                Facet::Group(KxGroup::X25519),
+            ]
+        );
+        assert_eq!(facets[0].dimension(), "protocol");
+        assert_eq!(facets[6].to_string(), "x25519");
+        set.toggle_hidden(k);
+        assert!(facets_present(&set).is_empty());
+    }
+}

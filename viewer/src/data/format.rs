@@ -1,0 +1,78 @@
+//! Numbers for people: latencies in µs/ms/s, ratios, intervals.
+
+/// A latency given in microseconds, with a unit a person reads at a glance:
+/// `812 µs`, `42.5 µs`, `1.23 ms`, `2.50 s`.
+pub fn fmt_us(us: f64) -> String {
+    if !us.is_finite() {
+        return "–".into();
+    }
+    let a = us.abs();
+    if a >= 1_000_000.0 {
+        format!("{:.2} s", us / 1_000_000.0)
+    } else if a >= 100_000.0 {
+        format!("{:.0} ms", us / 1000.0)
+    } else if a >= 10_000.0 {
+        format!("{:.1} ms", us / 1000.0)
+    } else if a >= 1000.0 {
+        format!("{:.2} ms", us / 1000.0)
+    } else if a >= 100.0 {
+        format!("{us:.0} µs")
+    } else if a >= 10.0 {
+        format!("{us:.1} µs")
+    } else {
+        format!("{us:.2} µs")
+    }
+}
+
+/// An optional latency; `–` when absent.
+pub fn fmt_opt_us(us: Option<f64>) -> String {
+    us.map(fmt_us).unwrap_or_else(|| "–".into())
+}
+
+/// A 95% interval of latencies: `[390 µs – 450 µs]`.
+pub fn fmt_ci_us(ci: Option<[f64; 2]>) -> String {
+    match ci {
+        Some([lo, hi]) => format!("[{} – {}]", fmt_us(lo), fmt_us(hi)),
+        None => "–".into(),
+    }
+}
+
+/// A ratio such as a speedup: `2.05×`.
+pub fn fmt_ratio(r: f64) -> String {
+    if r.is_finite() {
+        format!("{r:.2}×")
+    } else {
+        "–".into()
+    }
+}
+
+/// A 95% interval of ratios: `[1.50× – 2.50×]`.
+pub fn fmt_ci_ratio(ci: [f64; 2]) -> String {
+    format!("[{} – {}]", fmt_ratio(ci[0]), fmt_ratio(ci[1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latencies_get_readable_units() {
+        assert_eq!(fmt_us(3.456), "3.46 µs");
+        assert_eq!(fmt_us(42.46), "42.5 µs");
+        assert_eq!(fmt_us(812.4), "812 µs");
+        assert_eq!(fmt_us(1234.0), "1.23 ms");
+        assert_eq!(fmt_us(12_345.0), "12.3 ms");
+        assert_eq!(fmt_us(123_456.0), "123 ms");
+        assert_eq!(fmt_us(2_500_000.0), "2.50 s");
+        assert_eq!(fmt_us(f64::NAN), "–");
+        assert_eq!(fmt_opt_us(None), "–");
+    }
+
+    #[test]
+    fn intervals_and_ratios() {
+        assert_eq!(fmt_ci_us(Some([390.0, 1450.0])), "[390 µs – 1.45 ms]");
+        assert_eq!(fmt_ci_us(None), "–");
+        assert_eq!(fmt_ratio(2.049), "2.05×");
+        assert_eq!(fmt_ci_ratio([1.5, 2.5]), "[1.50× – 2.50×]");
+    }
+}

@@ -1,0 +1,137 @@
+//! `results/index.json`: the list of evidence files a site (or a collector run) holds.
+//!
+//! Same format the collector writes next to its evidence:
+//! `{"runs": [{"file": "<run-id>.json", "run_id": "...", "host": "...", "started_at": "...",
+//! "complete": true}]}`, with `file` relative to the index.
+
+use serde::{Deserialize, Serialize};
+
+/// Where the viewer looks for the index when no `?run=` is given (relative to the page).
+pub const DEFAULT_INDEX_URL: &str = "results/index.json";
+
+/// The index of a results folder.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunIndex {
+    pub runs: Vec<IndexEntry>,
+}
+
+/// One evidence file listed in an index. Only `file` is needed to load it; the rest
+/// is a preview the collector writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexEntry {
+    pub file: String,
+    #[serde(default)]
+    pub run_id: Option<String>,
+    #[serde(default)]
+    pub host: Option<String>,
+    #[serde(default)]
+    pub started_at: Option<String>,
+    #[serde(default)]
+    pub complete: Option<bool>,
+}
+
+impl RunIndex {
+    /// Parses an index; the error says where the text stops being a run index.
+    pub fn from_json(text: &str) -> Result<RunIndex, String> {
+        serde_json::from_str(text).map_err(|e| {
+            let message = e.to_string();
+            let message = message.split(" at line ").next().unwrap_or_default();
+            format!(
+                "not a run index (line {}, column {}): {message}",
+                e.line(),
+                e.column()
+            )
+        })
+    }
+
+    /// Serializes as pretty JSON (what `cargo xtask site` writes).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|_| "{\"runs\": []}".into())
+    }
+}
+
+/// Checks that `url` is a relative reference that stays on the site (no scheme, no
+/// host, no absolute path), so a site works from any host and sub-path.
+pub fn check_relative(url: &str) -> Result<(), String> {
+    let bad = if url.trim().is_empty() {
+        Some("it is empty")
+    } else if url.starts_with('/') || url.starts_with('\\') {
+        Some("it is an absolute path; use a path relative to the page")
+    } else if url
+        .split(['/', '?', '#'])
+        .next()
+        .is_some_and(|first| first.contains(':'))
+    {
+        Some("it names a scheme or host; only relative URLs are loaded")
+    } else {
+        None
+    };
+    match bad {
+        Some(why) => Err(format!("`{url}` is not a relative URL: {why}")),
+        None => Ok(()),
+    }
+}
+
+/// The URL of `file` listed in the index at `index_url` (both relative to the page).
+pub fn entry_url(index_url: &str, file: &str) -> Result<String, String> {
+    check_relative(file)?;
+    let dir = match index_url.rfind('/') {
+        Some(i) => &index_url[..=i],
+        None => "",
+    };
+    Ok(format!("{dir}{file}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_collector_index_format() {
+        let text = r#"{"runs": [{"file": "a.json", "run_id": "a", "host": "h",
+            "started_at": "2026-11-30T00:00:00Z", "complete": true}, {"file": "b.json"}]}"#;
+        let index = RunIndex::from_json(text).unwrap();
+        assert_eq!(index.runs.len(), 2);
+        assert_eq!(index.runs[0].host.as_deref(), Some("h"));
+        assert_eq!(index.runs[1].complete, None);
+        assert_eq!(RunIndex::from_json(&index.to_json()).unwrap(), index);
+    }
+
+    #[test]
+    fn index_errors_name_line_and_column() {
+        let err = RunIndex::from_json("{\"runs\": [\n  {\"nofile\": 1}]}").unwrap_err();
+        assert!(err.starts_with("not a run index (line 2"), "{err}");
+        assert!(err.contains("missing field `file`"), "{err}");
+        let err = RunIndex::from_json("{\"runs\": []} trailing").unwrap_err();
+        assert!(err.contains("trailing"), "{err}");
+    }
+
+    #[test]
+    fn entry_urls_are_relative_to_the_index() {
+        assert_eq!(
+            entry_url("results/index.json", "r1.json").unwrap(),
+            "results/r1.json"
+        );
+        assert_eq!(entry_url("index.json", "r1.json").unwrap(), "r1.json");
+        assert_eq!(
+            entry_url("a/b/index.json", "c/d.json").unwrap(),
+            "a/b/c/d.json"
+        );
+    }
+
+    #[test]
+    fn only_relative_urls_are_accepted() {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "http://example.invalid/x.json",
+            "javascript:alert(1)",
+            "//host/x.json",
+        ] {
+            assert!(check_relative(bad).is_err(), "{bad:?} accepted");
+        }
+        for good in ["x.json", "results/x.json", "../x.json", "x.json?v=1:2"] {
+            assert!(check_relative(good).is_ok(), "{good:?} rejected");
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! The set of loaded runs and of files that failed to load.
+
+use std::fmt;
+use std::rc::Rc;
+
+use shared::Evidence;
+
+/// One evidence file that loaded and validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedRun {
+    /// Unique within a [`RunSet`], stable while the run stays loaded.
+    pub key: u32,
+    /// Where it came from: a URL relative to the page or a local file name.
+    pub source: String,
+    pub evidence: Rc<Evidence>,
+    pub hidden: bool,
+}
+
+impl LoadedRun {
+    /// Short, human label: host and start time (`host · 2026-11-30 02:45`).
+    pub fn label(&self) -> String {
+        let env = &self.evidence.environment;
+        format!(
+            "{} · {}",
+            env.hostname,
+            short_time(&self.evidence.run.started_at)
+        )
+    }
+}
+
+/// `2026-11-30T02:45:12.123Z` → `2026-11-30 02:45:12` (UTC, as in the evidence);
+/// other text is kept as it is.
+pub fn short_time(rfc3339: &str) -> String {
+    let t = rfc3339.replacen('T', " ", 1);
+    let t = t.trim_end_matches('Z');
+    match t.find('.') {
+        Some(i) if i >= 19 => t[..i].to_string(),
+        _ => t.to_string(),
+    }
+}
+
+/// A file that could not be used, and why (from [`shared::EvidenceError`] for
+/// evidence, or the fetch/read error).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadFailure {
+    pub source: String,
+    pub reason: String,
+}
+
+impl fmt::Display for LoadFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.source, self.reason)
+    }
+}
+
+/// Everything loaded so far, in load order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunSet {
+    pub runs: Vec<LoadedRun>,
+    pub failures: Vec<LoadFailure>,
+    next_key: u32,
+}
+
+impl RunSet {
+    /// Parses and validates `text` from `source`; a valid run is added, an invalid one
+    /// becomes a [`LoadFailure`] naming the source and the reason.
+    pub fn add_text(&mut self, source: &str, text: &str) -> Result<u32, LoadFailure> {
+        match Evidence::from_json(text) {
+            Ok(evidence) => Ok(self.add(source, evidence)),
+            Err(e) => Err(self.add_failure(source, e.to_string())),
+        }
+    }
+
+    /// Adds a validated run and returns its key.
+    pub fn add(&mut self, source: &str, evidence: Evidence) -> u32 {
+        let key = self.next_key;
+        self.next_key += 1;
+        self.runs.push(LoadedRun {
+            key,
+            source: source.to_string(),
+            evidence: Rc::new(evidence),
+            hidden: false,
+        });
+        key
+    }
+
+    /// Records that `source` could not be loaded.
+    pub fn add_failure(&mut self, source: &str, reason: impl Into<String>) -> LoadFailure {
+        let failure = LoadFailure {
+            source: source.to_string(),
+            reason: reason.into(),
+        };
+        self.failures.push(failure.clone());
+        failure
+    }
+
+    pub fn remove(&mut self, key: u32) {
+        self.runs.retain(|r| r.key != key);
+    }
+
+    pub fn toggle_hidden(&mut self, key: u32) {
+        if let Some(run) = self.runs.iter_mut().find(|r| r.key == key) {
+            run.hidden = !run.hidden;
+        }
+    }
+
+    pub fn dismiss_failure(&mut self, index: usize) {
+        if index < self.failures.len() {
+            self.failures.remove(index);
+        }
+    }
+
+    /// The runs not hidden, in load order.
+    pub fn visible(&self) -> impl Iterator<Item = &LoadedRun> {
+        self.runs.iter().filter(|r| !r.hidden)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::testdata::{sample, sample_json};
+
+    #[test]
+    fn valid_files_load_and_bad_ones_are_reported_by_name() {
+        let mut set = RunSet::default();
+        assert!(set.add_text("results/good.json", &sample_json()).is_ok());
+        let bad = set.add_text("results/bad.json", "{").unwrap_err();
+        assert_eq!(bad.source, "results/bad.json");
+        assert!(bad
+            .to_string()
+            .starts_with("results/bad.json: not valid JSON at line 1"));
+        assert!(set.add_text("results/again.json", &sample_json()).is_ok());
+        assert_eq!(set.runs.len(), 2);
+        assert_eq!(set.failures.len(), 1);
+        assert_ne!(set.runs[0].key, set.runs[1].key);
+    }
+
+    #[test]
+    fn evidence_errors_pass_through_with_their_paths() {
+        let mut set = RunSet::default();
+        let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
+        v["schema_version"] = 99.into();
+        let e = set.add_text("v.json", &v.to_string()).unwrap_err();
+        assert_eq!(
+            e.reason,
+            "unknown schema version 99 (this build reads version 1)"
+        );
+
+        let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
+        v["arms"][1].as_object_mut().unwrap().remove("attempted");
+        let e = set.add_text("m.json", &v.to_string()).unwrap_err();
+        assert_eq!(e.reason, "at `arms[1]`: missing field `attempted`");
+
+        let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
+        v["arms"][0]["samples_us"][0] = "fast".into();
+        let e = set.add_text("t.json", &v.to_string()).unwrap_err();
+        assert!(e
+            .reason
+            .starts_with("at `arms[0].samples_us[0]`: invalid type"));
+
+        let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
+        v["arms"][0]["failed"] = 3.into();
+        let e = set.add_text("i.json", &v.to_string()).unwrap_err();
+        assert_eq!(
+            e.reason,
+            "at `arms[0].attempted`: succeeded (4) + failed (3) != attempted (4)"
+        );
+        assert_eq!(set.runs.len(), 0);
+        assert_eq!(set.failures.len(), 4);
+    }
+
+    #[test]
+    fn runs_can_be_hidden_and_removed() {
+        let mut set = RunSet::default();
+        let a = set.add("a.json", sample());
+        let b = set.add("b.json", sample());
+        set.toggle_hidden(a);
+        assert_eq!(set.visible().map(|r| r.key).collect::<Vec<_>>(), vec![b]);
+        set.toggle_hidden(a);
+        set.remove(b);
+        assert_eq!(set.visible().map(|r| r.key).collect::<Vec<_>>(), vec![a]);
+        set.add_failure("x", "y");
+        set.dismiss_failure(5);
+        set.dismiss_failure(0);
+        assert!(set.failures.is_empty());
+    }
+
+    #[test]
+    fn times_are_shortened_to_seconds() {
+        assert_eq!(
+            short_time("2026-11-30T02:53:02.807269591Z"),
+            "2026-11-30 02:53:02"
+        );
+        assert_eq!(short_time("yesterday"), "yesterday");
+    }
+
+    #[test]
+    fn labels_show_host_and_time() {
+        let mut set = RunSet::default();
+        set.add("a.json", sample());
+        assert_eq!(set.runs[0].label(), "sample-host · 2026-11-30 00:00:00");
+    }
+}

@@ -1,0 +1,13 @@
+//! The viewer's data work, as plain functions over [`shared::Evidence`]; no browser APIs.
+
+pub mod card;
+pub mod csv;
+pub mod derive;
+pub mod filter;
+pub mod format;
+pub mod index;
+pub mod load;
+pub mod table;
+
+#[cfg(test)]
+pub(crate) mod testdata;

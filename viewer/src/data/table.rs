@@ -1,0 +1,206 @@
+//! The table of every arm in the visible runs, and its sorting.
+
+use std::cmp::Ordering;
+
+use super::derive::{no_result, NoResult};
+use super::filter::ArmFilter;
+use super::load::RunSet;
+
+/// One table row: an arm of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArmRow {
+    pub run_key: u32,
+    pub run: String,
+    pub run_id: String,
+    pub host: String,
+    pub arm: String,
+    pub protocol: String,
+    pub mode: String,
+    pub resumption: String,
+    pub cert: String,
+    pub group: String,
+    pub p50: Option<f64>,
+    pub p95: Option<f64>,
+    pub p99: Option<f64>,
+    pub p50_ci: Option<[f64; 2]>,
+    pub attempted: u64,
+    pub succeeded: u64,
+    pub failed: u64,
+    pub resumed_client: u64,
+    pub resumed_server: u64,
+    /// Public-key work on the handshake's critical path (µs) and its share of the p50.
+    pub crypto_floor: Option<f64>,
+    pub efficiency: Option<f64>,
+    /// When set, the row's numbers are not results: shown instead of them.
+    pub no_result: Option<NoResult>,
+}
+
+/// Rows for every arm of the visible runs that passes the filter.
+pub fn arm_rows(runs: &RunSet, filter: &ArmFilter) -> Vec<ArmRow> {
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    runs.visible()
+        .flat_map(|r| r.evidence.arms.iter().map(move |a| (r, a)))
+        .filter(|(_, a)| filter.matches(a))
+        .map(|(r, a)| ArmRow {
+            run_key: r.key,
+            run: r.label(),
+            run_id: r.evidence.run.id.clone(),
+            host: r.evidence.environment.hostname.clone(),
+            arm: a.id.clone(),
+            protocol: a.protocol.to_string(),
+            mode: a.mode.to_string(),
+            resumption: opt(a.resumption.map(|v| v.to_string())),
+            cert: opt(a.cert.map(|v| v.to_string())),
+            group: opt(a.kx_group.map(|v| v.to_string())),
+            p50: a.latency_us.map(|l| l.p50),
+            p95: a.latency_us.map(|l| l.p95),
+            p99: a.latency_us.map(|l| l.p99),
+            p50_ci: a.p50_ci95_us,
+            attempted: a.attempted,
+            succeeded: a.succeeded,
+            failed: a.failed,
+            resumed_client: a.resumed.client,
+            resumed_server: a.resumed.server,
+            crypto_floor: a.crypto_floor_us,
+            efficiency: a.efficiency,
+            no_result: no_result(a),
+        })
+        .collect()
+}
+
+/// A sortable column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    Run,
+    Arm,
+    P50,
+    P95,
+    P99,
+    Resumed,
+    Failed,
+}
+
+impl SortKey {
+    pub const ALL: [SortKey; 7] = [
+        SortKey::Run,
+        SortKey::Arm,
+        SortKey::P50,
+        SortKey::P95,
+        SortKey::P99,
+        SortKey::Resumed,
+        SortKey::Failed,
+    ];
+}
+
+/// Sort order of the table: a column and a direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sort {
+    pub key: SortKey,
+    pub descending: bool,
+}
+
+impl Default for Sort {
+    fn default() -> Self {
+        Sort {
+            key: SortKey::Run,
+            descending: false,
+        }
+    }
+}
+
+impl Sort {
+    /// Clicking a column: the same column flips direction, another starts ascending.
+    pub fn clicked(self, key: SortKey) -> Sort {
+        Sort {
+            key,
+            descending: self.key == key && !self.descending,
+        }
+    }
+}
+
+/// Stable sort; rows without a number (errors, no successes) always go last.
+pub fn sort_rows(rows: &mut [ArmRow], sort: Sort) {
+    let num = |r: &ArmRow| -> Option<f64> {
+        match sort.key {
+            SortKey::P50 => r.p50,
+            SortKey::P95 => r.p95,
+            SortKey::P99 => r.p99,
+            SortKey::Resumed => Some(r.resumed_client as f64),
+            SortKey::Failed => Some(r.failed as f64),
+            SortKey::Run | SortKey::Arm => None,
+        }
+        .filter(|_| r.no_result.is_none() || matches!(sort.key, SortKey::Failed))
+    };
+    let dir = |o: Ordering| if sort.descending { o.reverse() } else { o };
+    rows.sort_by(|a, b| match sort.key {
+        SortKey::Run => dir(a.run_key.cmp(&b.run_key)),
+        SortKey::Arm => dir(a.arm.cmp(&b.arm)),
+        _ => match (num(a), num(b)) {
+            (Some(x), Some(y)) => dir(x.total_cmp(&y)),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        },
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::testdata::sample;
+
+    fn rows() -> Vec<ArmRow> {
+        let mut set = RunSet::default();
+        let mut ev = sample();
+        ev.arms[2].error = Some("did not resume".into());
+        set.add("a", ev);
+        arm_rows(&set, &ArmFilter::default())
+    }
+
+    #[test]
+    fn one_row_per_arm_with_the_evidence_numbers() {
+        let rows = rows();
+        let ev = sample();
+        assert_eq!(rows.len(), ev.arms.len());
+        for (row, arm) in rows.iter().zip(&ev.arms) {
+            assert_eq!(row.arm, arm.id);
+            assert_eq!(row.p50, arm.latency_us.map(|l| l.p50));
+            assert_eq!(row.resumed_server, arm.resumed.server);
+        }
+        assert_eq!(rows[0].cert, "", "TCP has no cert");
+        assert_eq!(
+            rows[2].no_result,
+            Some(NoResult::Error("did not resume".into()))
+        );
+    }
+
+    #[test]
+    fn sorting_by_p50_puts_errors_last_both_ways() {
+        let mut rows = rows();
+        let order = |rows: &[ArmRow]| rows.iter().map(|r| r.arm.clone()).collect::<Vec<_>>();
+        let sort = Sort::default().clicked(SortKey::P50);
+        assert!(!sort.descending);
+        sort_rows(&mut rows, sort);
+        assert_eq!(
+            order(&rows),
+            [
+                "tcp-connect",
+                "tls13-full-ecdsa-p256-x25519",
+                "tls13-resumed-ticket-ecdsa-p256-x25519"
+            ]
+        );
+        let sort = sort.clicked(SortKey::P50);
+        assert!(sort.descending);
+        sort_rows(&mut rows, sort);
+        assert_eq!(
+            order(&rows),
+            [
+                "tls13-full-ecdsa-p256-x25519",
+                "tcp-connect",
+                "tls13-resumed-ticket-ecdsa-p256-x25519"
+            ]
+        );
+        sort_rows(&mut rows, sort.clicked(SortKey::Arm));
+        assert_eq!(rows[0].arm, "tcp-connect");
+    }
+}

@@ -1,0 +1,24 @@
+//! # Handshake Lab viewer
+//!
+//! A Yew page that loads evidence files (from `results/index.json`, local files or
+//! `?run=<url>`) and shows them side by side: run cards, percentile, resume-speedup,
+//! CDF and run-comparison charts, and a sortable table with CSV download.
+//!
+//! - [`data`]: plain functions (load, validate, derive, filter, CSV, format); they run
+//!   natively under `cargo test -p viewer`.
+//! - [`charts`]: plotters drawing, on a `<canvas>` in the page (any backend in tests).
+//! - `components`: Yew function components that arrange the above (wasm only).
+
+pub mod data;
+
+pub mod charts;
+#[cfg(target_arch = "wasm32")]
+mod components;
+
+/// Entry point called by the JS glue when the module is loaded.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen(start)]
+pub fn start() {
+    components::panic::install();
+    components::mount();
+}

@@ -1,0 +1,93 @@
+//! Building the viewer's wasm and its JS glue.
+//!
+//! The wasm-bindgen step runs in-process through `wasm-bindgen-cli-support`, pinned with
+//! `=` to the same version as the viewer's `wasm-bindgen`, so it is always the version in
+//! Cargo.lock and a fresh machine needs nothing but `rustup target add` (done here).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::tools::{self, cargo, ensure_rust_target, root, step};
+
+pub const TARGET: &str = "wasm32-unknown-unknown";
+/// The cargo profile for the wasm (root Cargo.toml): size-optimised, LTO, one CGU.
+pub const PROFILE: &str = "wasm-release";
+
+/// The files the viewer bundle consists of, relative to the site root.
+pub const BUNDLE: [&str; 2] = ["viewer.js", "viewer_bg.wasm"];
+
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir,
+        Some(dir) => root().join(dir),
+        None => root().join("target"),
+    }
+}
+
+/// Compiles the viewer for the browser and writes `viewer.js` and `viewer_bg.wasm`
+/// into `out_dir`.
+pub fn build_viewer(out_dir: &Path) -> Result<()> {
+    ensure_rust_target(TARGET)?;
+    step("building the viewer for the browser (wasm, size-optimised)");
+    // `cargo rustc --crate-type cdylib`: with the crate's own `["cdylib", "rlib"]` cargo
+    // silently skips LTO, which costs about a third of the wasm's size.
+    tools::run(cargo().args([
+        "rustc",
+        "--locked",
+        "--quiet",
+        "-p",
+        "viewer",
+        "--lib",
+        "--crate-type",
+        "cdylib",
+        "--target",
+        TARGET,
+        "--profile",
+        PROFILE,
+    ]))?;
+    let wasm = target_dir().join(TARGET).join(PROFILE).join("viewer.wasm");
+    if !wasm.is_file() {
+        bail!("the wasm build finished but {} is missing", wasm.display());
+    }
+    step(format!(
+        "generating the JS glue (wasm-bindgen {}) into {}",
+        wasm_bindgen_version(),
+        out_dir.display()
+    ));
+    std::fs::create_dir_all(out_dir)
+        .with_context(|| format!("could not create {}", out_dir.display()))?;
+    wasm_bindgen_cli_support::Bindgen::new()
+        .input_path(&wasm)
+        .web(true)?
+        .out_name("viewer")
+        .typescript(false)
+        .omit_default_module_path(false)
+        .remove_name_section(true)
+        .remove_producers_section(true)
+        .generate(out_dir)
+        .with_context(|| format!("wasm-bindgen failed on {}", wasm.display()))?;
+    for file in BUNDLE {
+        if !out_dir.join(file).is_file() {
+            bail!(
+                "wasm-bindgen did not write {file} into {}",
+                out_dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The wasm-bindgen version in Cargo.lock (for messages; the build is pinned anyway).
+fn wasm_bindgen_version() -> String {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).unwrap_or_default();
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line == "name = \"wasm-bindgen\"" {
+            if let Some(v) = lines.next().and_then(|l| l.strip_prefix("version = ")) {
+                return v.trim_matches('"').to_string();
+            }
+        }
+    }
+    "(version not found in Cargo.lock)".into()
+}
