@@ -47,3 +47,6 @@ pub fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+pub mod site;
+pub mod webdriver;

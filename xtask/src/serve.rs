@@ -64,9 +64,15 @@ pub fn bind(port: u16) -> Result<TcpListener> {
 
 /// Serves `dir` until the process is stopped.
 pub fn serve(dir: &Path, port: u16) -> Result<()> {
-    if !dir.join("index.html").is_file() {
+    if !dir.is_dir() {
         bail!(
-            "{} has no index.html; build the site first (cargo xtask site)",
+            "{} is not a folder; build the site first (cargo xtask site)",
+            dir.display()
+        );
+    }
+    if !dir.join("index.html").is_file() {
+        eprintln!(
+            "xtask: note: {} has no index.html; serving its files (a site in a sub-folder?)",
             dir.display()
         );
     }

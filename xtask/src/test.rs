@@ -13,7 +13,12 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     ensure_rust_component("rustfmt", Command::new("cargo").args(["fmt", "--version"]))?;
     step("checking formatting");
     tools::run(cargo().args(["fmt", "--all", "--", "--check"]))?;
-    step("running unit and end-to-end tests");
+    // The site tests build the viewer for the browser and drive headless Chromium.
+    tools::ensure_rust_target(crate::wasm::TARGET)?;
+    tools::ensure_apt("chromium", &["chromium", "chromium-driver"])?;
+    tools::ensure_apt("chromedriver", &["chromium-driver"])?;
+    crate::tools::ensure_apt("openssl", &["openssl"])?;
+    step("running unit and end-to-end tests (the site tests run headless Chromium)");
     tools::run(cargo().args(["test", "--workspace", "--locked"]))?;
     step("all tests passed");
     Ok(ExitCode::SUCCESS)

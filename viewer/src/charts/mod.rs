@@ -104,12 +104,23 @@ impl Scale {
                 };
                 let ticks = with(&[1.0, 2.0, 5.0]);
                 if ticks.len() > 9 {
-                    with(&[1.0])
-                } else if ticks.len() < 3 {
-                    with(&[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
-                } else {
-                    ticks
+                    return with(&[1.0]);
                 }
+                if ticks.len() >= 3 {
+                    return ticks;
+                }
+                let fine = with(&[1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+                if fine.len() >= 3 {
+                    return fine;
+                }
+                // A narrow range: round values as on a linear axis, placed on the log axis.
+                let (lo, hi) = (self.from_axis(a), self.from_axis(b));
+                Scale::Linear
+                    .ticks(&(lo..hi))
+                    .into_iter()
+                    .filter(|v| *v > 0.0)
+                    .map(|v| self.to_axis(v))
+                    .collect()
             }
             Scale::Linear => {
                 let raw = (b - a) / 6.0;
@@ -268,6 +279,10 @@ mod tests {
         assert_eq!(
             values(log, log.to_axis(350.0)..log.to_axis(900.0)),
             ["400.0000", "500.0000", "600.0000", "700.0000", "800.0000", "900.0000"]
+        );
+        assert_eq!(
+            values(log, log.to_axis(17.0)..log.to_axis(33.0)),
+            ["20.0000", "25.0000", "30.0000"]
         );
         assert_eq!(
             values(Scale::Linear, 0.0..4.3),

@@ -4,7 +4,6 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::spawn_local;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -79,7 +78,9 @@ pub fn App() -> Html {
     {
         let runs = runs.clone();
         use_effect_with((), move |_| {
-            spawn_local(async move { runs.dispatch(RunsAction::Loaded(initial_load().await)) });
+            initial_load(Callback::from(move |items| {
+                runs.dispatch(RunsAction::Loaded(items))
+            }));
         });
     }
 

@@ -1,6 +1,9 @@
 //! Getting evidence text into the page: the start-up load (index or `?run=`), local files
 //! from the file picker or drag-and-drop. Parsing and validation happen in the data layer.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{DragEvent, File, FileList, HtmlInputElement};
@@ -36,34 +39,67 @@ fn run_param() -> Option<String> {
         .get("run")
 }
 
-/// What the page loads at start: the file named by `?run=` alone, or every file listed
-/// in `results/index.json`, fetched concurrently. Failures come back as values.
-pub async fn initial_load() -> Vec<Fetched> {
-    if let Some(url) = run_param() {
-        if let Err(e) = check_relative(&url) {
-            return vec![(url, Err(e))];
-        }
-        let text = fetch_text(&url).await;
-        return vec![(url, text)];
-    }
-    let index = match fetch_text(DEFAULT_INDEX_URL).await {
-        Ok(text) => RunIndex::from_json(&text),
-        Err(e) => Err(e),
-    };
-    let index = match index {
-        Ok(index) => index,
-        Err(e) => return vec![(DEFAULT_INDEX_URL.to_string(), Err(e))],
-    };
-    let loads = index.runs.iter().map(|entry| async move {
-        match entry_url(DEFAULT_INDEX_URL, &entry.file) {
-            Ok(url) => {
-                let text = fetch_text(&url).await;
-                (url, text)
-            }
-            Err(e) => (entry.file.clone(), Err(e)),
-        }
+/// Loads what the page shows at start: the file named by `?run=` alone, or every file
+/// listed in `results/index.json`, fetched concurrently. `on_loaded` gets them all at
+/// once (so the page renders once); failures come back as values.
+pub fn initial_load(on_loaded: Callback<Vec<Fetched>>) {
+    spawn_local(async move {
+        let urls = match start_urls().await {
+            Ok(urls) => urls,
+            Err(failure) => return on_loaded.emit(vec![failure]),
+        };
+        fetch_all(urls, on_loaded);
     });
-    futures::future::join_all(loads).await
+}
+
+/// The URLs to load at start, or the failure that prevents knowing them.
+async fn start_urls() -> Result<Vec<Result<String, Fetched>>, Fetched> {
+    if let Some(url) = run_param() {
+        return Ok(vec![match check_relative(&url) {
+            Ok(()) => Ok(url),
+            Err(e) => Err((url, Err(e))),
+        }]);
+    }
+    let index = fetch_text(DEFAULT_INDEX_URL)
+        .await
+        .and_then(|text| RunIndex::from_json(&text))
+        .map_err(|e| (DEFAULT_INDEX_URL.to_string(), Err(e)))?;
+    Ok(index
+        .runs
+        .into_iter()
+        .map(|entry| entry_url(DEFAULT_INDEX_URL, &entry.file).map_err(|e| (entry.file, Err(e))))
+        .collect())
+}
+
+/// Fetches every URL concurrently (one task each; no join combinator, which would cost
+/// wasm size) and emits all results, in the given order, when the last one is in.
+fn fetch_all(urls: Vec<Result<String, Fetched>>, on_loaded: Callback<Vec<Fetched>>) {
+    if urls.is_empty() {
+        return on_loaded.emit(Vec::new());
+    }
+    let slots: Rc<RefCell<Vec<Option<Fetched>>>> = Rc::new(RefCell::new(vec![None; urls.len()]));
+    for (i, url) in urls.into_iter().enumerate() {
+        let slots = slots.clone();
+        let on_loaded = on_loaded.clone();
+        spawn_local(async move {
+            let fetched = match url {
+                Ok(url) => {
+                    let text = fetch_text(&url).await;
+                    (url, text)
+                }
+                Err(failure) => failure,
+            };
+            let all_in = {
+                let mut slots = slots.borrow_mut();
+                slots[i] = Some(fetched);
+                slots.iter().all(Option::is_some)
+            };
+            if all_in {
+                let all = slots.borrow_mut().drain(..).flatten().collect();
+                on_loaded.emit(all);
+            }
+        });
+    }
 }
 
 async fn read_files(files: Vec<File>) -> Vec<Fetched> {

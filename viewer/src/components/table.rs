@@ -57,6 +57,7 @@ pub fn ArmTable(props: &TableProps) -> Html {
                 <button id="csv-download" onclick={download}>{"Download CSV"}</button>
                 <span class="hint">{" (the rows below, latencies in µs)"}</span>
             </p>
+            <div class="table-wrap">
             <table id="arm-table" class="arms">
                 <thead><tr>
                     {th(SortKey::Run)}{th(SortKey::Arm)}
@@ -68,6 +69,7 @@ pub fn ArmTable(props: &TableProps) -> Html {
                     for row in &props.rows { {table_row(row)} }
                 </tbody>
             </table>
+            </div>
         </section>
     }
 }

@@ -1,0 +1,310 @@
+//! The results site in real headless Chromium (WebDriver through chromedriver), built by
+//! `cargo xtask site` from a real collector run plus files that must fail or be escaped,
+//! served by `xtask serve` under a sub-path (`/site/`).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use e2e::site::{build_site, gzipped_size, screenshot, target_dir, Server};
+use e2e::webdriver::Browser;
+use e2e::{collector, scratch};
+use serde_json::{json, Value};
+use shared::Evidence;
+use viewer::data::format::fmt_us;
+
+const XSS_HOST: &str = "<img src=x onerror=alert(1)>";
+
+struct Fixture {
+    /// Served folder; the site is its `site/` sub-folder.
+    www: PathBuf,
+    evidence: Evidence,
+}
+
+/// Runs the collector (quick), adds a broken file, a file of an unknown schema version
+/// and a run whose host name is markup, lists them all in `index.json`, builds the site.
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let dir = scratch("site-browser");
+        let results = dir.join("results");
+        let st = collector()
+            .args(["run", "--quick", "--out"])
+            .arg(&results)
+            .status()
+            .expect("collector runs");
+        assert!(st.success(), "collector run --quick failed");
+        let index_path = results.join("index.json");
+        let mut index: Value =
+            serde_json::from_str(&std::fs::read_to_string(&index_path).unwrap()).unwrap();
+        let file = index["runs"][0]["file"].as_str().unwrap().to_string();
+        let text = std::fs::read_to_string(results.join(&file)).unwrap();
+        let evidence = Evidence::from_json(&text).expect("the collector's evidence is valid");
+
+        let mut xss = evidence.clone();
+        xss.environment.hostname = XSS_HOST.into();
+        xss.run.id = format!("{}-xss", xss.run.id);
+        std::fs::write(results.join("xss.json"), xss.to_json()).unwrap();
+        std::fs::write(
+            results.join("broken.json"),
+            "{\n  \"schema_version\": 1,\n  \"run\": {\n",
+        )
+        .unwrap();
+        let mut future: Value = serde_json::from_str(&text).unwrap();
+        future["schema_version"] = json!(2);
+        std::fs::write(results.join("future.json"), future.to_string()).unwrap();
+        let runs = index["runs"].as_array_mut().unwrap();
+        for (file, host) in [
+            ("broken.json", "?"),
+            ("future.json", "?"),
+            ("xss.json", XSS_HOST),
+        ] {
+            runs.push(json!({"file": file, "run_id": file, "host": host,
+                "started_at": evidence.run.started_at, "complete": true}));
+        }
+        std::fs::write(&index_path, index.to_string()).unwrap();
+
+        let www = dir.join("www");
+        build_site(&results, &www.join("site"));
+        Fixture { www, evidence }
+    })
+}
+
+/// One browser at a time: the machine has two cores.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn profile(name: &str) -> PathBuf {
+    scratch(&format!("chromium-{name}"))
+}
+
+/// Opens the site and waits until the table has rows.
+fn open(name: &str) -> (MutexGuard<'static, ()>, Server, Browser) {
+    let fx = fixture();
+    let guard = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = Browser::start(profile(name), 1400, 1800);
+    browser.goto(&format!("{}site/", server.url));
+    browser.wait_for(
+        "table rows",
+        "document.querySelectorAll('#arm-table tbody tr').length",
+    );
+    (guard, server, browser)
+}
+
+#[test]
+fn the_table_has_one_row_per_arm_with_the_p50_from_the_evidence() {
+    let (_g, _s, browser) = open("table");
+    let ev = &fixture().evidence;
+    let rows = browser.exec(
+        "return [...document.querySelectorAll('#arm-table tbody tr')].map(r => \
+         [r.dataset.arm, (r.querySelector('td.p50') || {}).textContent || null, \
+          (r.querySelector('td.no-result') || {}).textContent || null]);",
+        json!([]),
+    );
+    let rows = rows.as_array().unwrap();
+    // Two valid runs (the real one and its copy with a markup host name).
+    assert_eq!(rows.len(), 2 * ev.arms.len(), "{rows:?}");
+    for arm in &ev.arms {
+        let mine: Vec<&Value> = rows.iter().filter(|r| r[0] == json!(arm.id)).collect();
+        assert_eq!(mine.len(), 2, "rows for {}", arm.id);
+        for row in mine {
+            match (&arm.latency_us, &arm.error) {
+                (Some(l), None) => assert_eq!(row[1], json!(fmt_us(l.p50)), "{}", arm.id),
+                (_, Some(e)) => {
+                    assert_eq!(row[1], Value::Null, "{} has an error", arm.id);
+                    assert!(row[2].as_str().unwrap().contains(e.as_str()));
+                }
+                (None, None) => assert_eq!(row[1], Value::Null),
+            }
+        }
+    }
+}
+
+const INK_JS: &str = "return [...document.querySelectorAll('canvas')].map(c => { \
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; \
+    let ink = 0, n = 0; \
+    for (let i = 0; i < d.length; i += 4 * 5) { n++; if (d[i] < 200 || d[i+1] < 200 || d[i+2] < 200) ink++; } \
+    return {id: c.id, w: c.width, h: c.height, ink: ink / n, draws: Number(c.dataset.draws || 0), \
+            items: Number(c.dataset.items || 0), sig: c.toDataURL().length}; });";
+
+#[test]
+fn every_chart_drew_something() {
+    let (_g, _s, browser) = open("charts");
+    browser.wait_for(
+        "charts drawn",
+        "[...document.querySelectorAll('canvas')].every(c => c.dataset.draws)",
+    );
+    let canvases = browser.exec(INK_JS, json!([]));
+    let canvases = canvases.as_array().unwrap();
+    let ids: Vec<&str> = canvases.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    // Two runs: percentiles and speedups each, plus the CDF and the run comparison.
+    assert_eq!(canvases.len(), 6, "{ids:?}");
+    assert!(ids.contains(&"chart-cdf") && ids.contains(&"chart-compare"));
+    for c in canvases {
+        assert!(c["draws"].as_u64() >= Some(1), "{c}");
+        let ink = c["ink"].as_f64().unwrap();
+        assert!(ink > 0.01, "canvas looks blank: {c}");
+        assert!(
+            c["w"].as_u64() > Some(200) && c["h"].as_u64() > Some(100),
+            "{c}"
+        );
+    }
+}
+
+#[test]
+fn the_cdf_redraws_with_the_arm_a_user_picks() {
+    let (_g, _s, browser) = open("cdf");
+    let cdf = |b: &Browser| -> Value {
+        let all = b.exec(INK_JS, json!([]));
+        all.as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == json!("chart-cdf"))
+            .cloned()
+            .expect("a CDF canvas")
+    };
+    browser.wait_for(
+        "the CDF",
+        "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws",
+    );
+    let before = cdf(&browser);
+    let pick = "#cdf-section input[data-arm='tcp-connect']";
+    let checked = browser.exec(
+        &format!("return document.querySelector(\"{pick}\").checked;"),
+        json!([]),
+    );
+    assert_eq!(checked, json!(false), "tcp-connect is not picked at first");
+    browser.click(pick);
+    let draws = before["draws"].as_u64().unwrap();
+    browser.wait_for(
+        "the CDF to redraw",
+        &format!("Number(document.querySelector('#chart-cdf').dataset.draws) > {draws}"),
+    );
+    let after = cdf(&browser);
+    assert_eq!(
+        after["items"].as_u64(),
+        before["items"].as_u64().map(|n| n + 1),
+        "one more line: {before} → {after}"
+    );
+    assert_ne!(after["sig"], before["sig"], "the pixels changed");
+}
+
+#[test]
+fn bad_files_show_their_error_and_the_good_files_still_render() {
+    let (_g, _s, browser) = open("errors");
+    let errors = browser.wait_for(
+        "load errors",
+        "[...document.querySelectorAll('#load-errors li.load-error')].map(li => li.textContent)",
+    );
+    let errors: Vec<&str> = errors
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.as_str())
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.starts_with("results/broken.json: not valid JSON at line 4, column 0")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.iter().any(|e| e.starts_with(
+            "results/future.json: unknown schema version 2 (this build reads version 1)"
+        )),
+        "{errors:?}"
+    );
+    let runs = browser.exec(
+        "return document.querySelectorAll('#run-list tbody tr').length;",
+        json!([]),
+    );
+    assert_eq!(runs, json!(2), "both good runs are listed");
+}
+
+#[test]
+fn markup_in_a_host_name_shows_as_text() {
+    let (_g, _s, browser) = open("xss");
+    let hosts = browser.exec(
+        "return [...document.querySelectorAll('#run-list td.host')].map(td => td.textContent);",
+        json!([]),
+    );
+    assert!(
+        hosts.as_array().unwrap().contains(&json!(XSS_HOST)),
+        "{hosts}"
+    );
+    let imgs = browser.exec("return document.querySelectorAll('img').length;", json!([]));
+    assert_eq!(imgs, json!(0), "no element was made from the host name");
+    assert_eq!(browser.alert_text(), None, "no script ran");
+}
+
+#[test]
+fn a_screenshot_of_the_site_is_written_to_target() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let png = target_dir().join("site-screenshot.png");
+    let _ = std::fs::remove_file(&png);
+    screenshot(
+        &format!("{}site/", server.url),
+        &png,
+        1400,
+        2600,
+        &profile("screenshot"),
+    );
+    let bytes = std::fs::read(&png).expect("a screenshot");
+    assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
+    assert!(
+        bytes.len() > 50_000,
+        "more than a blank page: {} bytes",
+        bytes.len()
+    );
+    eprintln!("screenshot: {}", png.display());
+}
+
+/// The budgets, measured (reported, not asserted): the bundle's gzipped size, and the
+/// time from navigation start to the first drawn chart with ten evidence files.
+/// `VIEWER_BUDGET_EVIDENCE=<file>` measures with that file (e.g. a default run) instead
+/// of the quick run.
+#[test]
+fn budgets_are_measured() {
+    let fx = fixture();
+    let dir = scratch("site-budget");
+    let results = dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    let source = match std::env::var_os("VIEWER_BUDGET_EVIDENCE") {
+        Some(file) => std::fs::read_to_string(file).expect("VIEWER_BUDGET_EVIDENCE is readable"),
+        None => fx.evidence.to_json(),
+    };
+    for i in 0..10 {
+        std::fs::write(results.join(format!("run-{i:02}.json")), &source).unwrap();
+    }
+    let site = dir.join("www").join("site");
+    build_site(&results, &site);
+    let sizes: Vec<(String, u64)> = ["viewer.js", "viewer_bg.wasm"]
+        .iter()
+        .map(|f| (f.to_string(), gzipped_size(&site.join(f))))
+        .collect();
+    let total: u64 = sizes.iter().map(|s| s.1).sum();
+
+    let _g = one_at_a_time();
+    let server = Server::start(&dir.join("www"));
+    let browser = Browser::start(profile("budget"), 1400, 1800);
+    browser.goto(&format!("{}site/", server.url));
+    let first = browser.wait_for("the first chart", "document.body.dataset.firstChartMs");
+    let rows = browser.wait_for(
+        "rows of ten runs",
+        "document.querySelectorAll('#run-list tbody tr').length",
+    );
+    assert_eq!(rows, json!(10), "all ten files loaded");
+    eprintln!(
+        "budget: wasm+JS gzipped {total} bytes ({:.1} KiB; {sizes:?}); first chart drawn \
+         {} ms after navigation start with 10 evidence files of {} bytes each",
+        total as f64 / 1024.0,
+        first.as_str().unwrap_or("?"),
+        source.len()
+    );
+    let _ = Path::new(&site);
+}
