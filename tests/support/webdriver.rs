@@ -236,6 +236,23 @@ fn read_response(stream: &mut TcpStream) -> Result<String, String> {
     }
 }
 
+/// Processes whose command line names `--user-data-dir=<profile>`.
+fn processes_using(profile: &std::path::Path) -> Vec<u32> {
+    let flag = format!("--user-data-dir={}", profile.display());
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| c.split(|b| *b == 0).any(|arg| arg == flag.as_bytes()))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
 fn dechunk(body: &str) -> String {
     let mut out = String::new();
     let mut rest = body;
@@ -257,6 +274,11 @@ impl Drop for Browser {
         }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
+        // A Chromium whose session never got to DELETE outlives chromedriver: end the
+        // processes running on this browser's own profile (and only those).
+        for pid in processes_using(&self.profile) {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
         let _ = std::fs::remove_dir_all(&self.profile);
         for dir in chromium_temp_dirs().difference(&self.temp_before) {
             let _ = std::fs::remove_dir_all(dir);

@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 
 use shared::Evidence;
 
-/// A run's card: `(label, value)` lines in reading order; `more` holds the free-form
-/// settings (`settings.extra`), shown folded.
+/// A run's card: `(label, value)` lines in reading order; `more` holds what is long
+/// (the timed windows when the arms differ, the free-form `settings.extra`), shown folded.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Card {
     pub main: Vec<(String, String)>,
@@ -84,7 +84,10 @@ pub fn run_card(ev: &Evidence) -> Card {
         ),
         (
             "timed window",
-            list(windows.into_iter().map(String::from).collect()),
+            match windows.len() {
+                1 => list(windows.iter().map(|w| w.to_string()).collect()),
+                n => format!("{n} different windows (arms of different tools); listed below"),
+            },
         ),
         (
             "load (1/5/15 min)",
@@ -119,13 +122,19 @@ pub fn run_card(ev: &Evidence) -> Card {
     if let Some(f) = &s.arms_filter {
         lines.push(("arms filter", f.clone()));
     }
+    let mut more: Vec<(String, String)> = Vec::new();
+    if windows.len() > 1 {
+        more.extend(
+            windows
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (format!("timed window {}", i + 1), w.to_string())),
+        );
+    }
+    more.extend(s.extra.iter().map(|(k, v)| (k.clone(), v.clone())));
     Card {
         main: lines.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-        more: s
-            .extra
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
+        more,
     }
 }
 
@@ -167,6 +176,17 @@ mod tests {
         );
         assert_eq!(get("governor"), "performance");
         assert_eq!(card.more.len(), 1);
+        ev.arms[0].timed_window = "another window".into();
+        let card = run_card(&ev);
+        assert!(card
+            .main
+            .iter()
+            .any(|(k, v)| k == "timed window" && v.starts_with("2 different")));
+        assert_eq!(
+            card.more[0],
+            ("timed window 1".into(), "another window".into())
+        );
+        assert_eq!(card.more.len(), 3);
         assert!(!card.main.iter().any(|(k, _)| k == "peer tools"));
         ev.environment.peers.push(shared::Library {
             name: "openssl".into(),
