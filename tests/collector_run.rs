@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use e2e::{collector, scratch};
+use e2e::{collector, read_evidence, scratch};
 use serde_json::Value;
-use shared::{ComparisonKind, Evidence, Mode, Protocol, ResultsIndex};
+use shared::{ComparisonKind, Mode, Protocol, ResultsIndex};
 
 fn run(args: &[&str]) -> Output {
     collector().args(args).output().expect("collector runs")
@@ -15,17 +15,6 @@ fn run(args: &[&str]) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// The one evidence file in `dir` (besides index.json), validated.
-fn only_evidence(dir: &std::path::Path) -> Evidence {
-    let files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.ends_with("index.json"))
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    Evidence::from_json(&std::fs::read_to_string(&files[0]).unwrap()).expect("evidence validates")
 }
 
 fn nearest_rank(samples: &[f64], p: f64) -> f64 {
@@ -39,6 +28,7 @@ fn quick_run_measures_every_default_arm_honestly() {
     let dir = scratch("quick-run");
     let out = run(&[
         "run",
+        "--no-peers",
         "--quick",
         "--samples",
         "60",
@@ -46,7 +36,7 @@ fn quick_run_measures_every_default_arm_honestly() {
         dir.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
-    let e = only_evidence(&dir);
+    let e = read_evidence(&dir);
     assert!(e.run.complete);
     assert_eq!(e.run.settings.samples, 60);
     assert!(e.run.settings.tcp_nodelay);
@@ -199,6 +189,7 @@ fn broken_resumption_is_an_error_not_a_resumed_arm() {
     let dir = scratch("broken-resumption");
     let out = run(&[
         "run",
+        "--no-peers",
         "--quick",
         "--samples",
         "20",
@@ -214,7 +205,7 @@ fn broken_resumption_is_an_error_not_a_resumed_arm() {
     ]);
     assert_eq!(out.status.code(), Some(3), "stderr: {}", text(&out.stderr));
     assert!(text(&out.stderr).contains("did not measure what they claim"));
-    let e = only_evidence(&dir);
+    let e = read_evidence(&dir);
     let resumed: Vec<_> = e.arms.iter().filter(|a| a.mode == Mode::Resumed).collect();
     assert_eq!(resumed.len(), 4);
     for a in resumed {
@@ -241,7 +232,12 @@ fn unwritable_output_is_reported_before_measuring() {
     let blocker = dir.join("not-a-dir");
     std::fs::write(&blocker, "x").unwrap();
     let started = Instant::now();
-    let out = run(&["run", "--out", blocker.join("results").to_str().unwrap()]);
+    let out = run(&[
+        "run",
+        "--no-peers",
+        "--out",
+        blocker.join("results").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(
@@ -260,6 +256,7 @@ fn ctrl_c_saves_what_was_measured() {
     let child = collector()
         .args([
             "run",
+            "--no-peers",
             "--samples",
             "100000",
             "--arms",
@@ -284,7 +281,7 @@ fn ctrl_c_saves_what_was_measured() {
         "stderr: {}",
         text(&out.stderr)
     );
-    let e = only_evidence(&dir);
+    let e = read_evidence(&dir);
     assert!(!e.run.complete);
     assert!(e.run.settings.extra["interrupted"].contains("Ctrl-C"));
     assert!(!e.arms.is_empty());
@@ -304,6 +301,7 @@ fn a_hundred_thousand_samples_work() {
     let dir = scratch("100k");
     let out = run(&[
         "run",
+        "--no-peers",
         "--samples",
         "100000",
         "--warmup",
@@ -316,7 +314,7 @@ fn a_hundred_thousand_samples_work() {
         dir.to_str().unwrap(),
     ]);
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
-    let e = only_evidence(&dir);
+    let e = read_evidence(&dir);
     assert_eq!(e.arms[0].samples_us.len(), 100_000);
 }
 
@@ -331,7 +329,7 @@ fn schema_and_help_explain_themselves() {
         "{s}"
     );
 
-    let help = text(&run(&["run", "--help"]).stdout);
+    let help = text(&run(&["run", "--no-peers", "--help"]).stdout);
     for needle in [
         "An ARM is",
         "--samples",
@@ -345,7 +343,16 @@ fn schema_and_help_explain_themselves() {
             "help lacks {needle}"
         );
     }
-    let listed = text(&run(&["run", "--list-arms", "--arms", "tls12-*-ticket-*"]).stdout);
+    let listed = text(
+        &run(&[
+            "run",
+            "--no-peers",
+            "--list-arms",
+            "--arms",
+            "tls12-*-ticket-*",
+        ])
+        .stdout,
+    );
     assert_eq!(
         listed.lines().collect::<Vec<_>>(),
         [

@@ -3,18 +3,11 @@
 
 use std::process::Output;
 
-use e2e::{collector, scratch};
-use shared::{Evidence, Mode, Protocol, Side};
+use e2e::{collector, read_evidence, scratch};
+use shared::{Mode, Protocol, Side};
 
 fn run(args: &[&str]) -> Output {
     collector().args(args).output().expect("collector runs")
-}
-
-fn evidence_in(dir: &std::path::Path) -> Evidence {
-    let index: shared::ResultsIndex =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
-    let text = std::fs::read_to_string(dir.join(&index.runs[0].file)).unwrap();
-    Evidence::from_json(&text).expect("evidence validates")
 }
 
 #[test]
@@ -22,6 +15,7 @@ fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
     let dir = scratch("floor-pq");
     let out = run(&[
         "run",
+        "--no-peers",
         "--quick",
         "--samples",
         "40",
@@ -37,7 +31,7 @@ fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let e = evidence_in(&dir);
+    let e = read_evidence(&dir);
     let names: Vec<&str> = e.primitives.iter().map(|p| p.name.as_str()).collect();
     for needed in [
         "ed25519-sign",
@@ -140,6 +134,7 @@ fn concurrency_two_completes_without_failures() {
     let dir = scratch("capacity");
     let out = run(&[
         "run",
+        "--no-peers",
         "--quick",
         "--arms",
         "tcp",
@@ -157,7 +152,7 @@ fn concurrency_two_completes_without_failures() {
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let e = evidence_in(&dir);
+    let e = read_evidence(&dir);
     let cap: Vec<_> = e.arms.iter().filter(|a| a.capacity.is_some()).collect();
     assert_eq!(cap.len(), 2, "full and resumed at N=2");
     for a in cap {

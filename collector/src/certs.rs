@@ -14,6 +14,8 @@ use shared::CertKind;
 /// A CA certificate and a leaf for `localhost` / `127.0.0.1` signed by it.
 pub struct CertSet {
     pub ca: CertificateDer<'static>,
+    /// The CA certificate as PEM (for `collector serve`, which hands it to clients).
+    pub ca_pem: String,
     pub leaf: CertificateDer<'static>,
     leaf_key: PrivatePkcs8KeyDer<'static>,
 }
@@ -42,6 +44,11 @@ impl CertStore {
             }
         }
         Ok(CertStore { sets })
+    }
+
+    /// Every CA certificate of the run as one PEM bundle (no private key).
+    pub fn ca_bundle(&self) -> String {
+        self.sets.values().map(|s| s.ca_pem.as_str()).collect()
     }
 
     pub fn get(&self, kind: CertKind) -> Result<&CertSet> {
@@ -101,6 +108,7 @@ fn generate(kind: CertKind) -> Result<CertSet> {
 
     Ok(CertSet {
         ca: ca.der().clone(),
+        ca_pem: ca.pem(),
         leaf: leaf.der().clone(),
         leaf_key: PrivatePkcs8KeyDer::from(leaf_key.serialize_der()),
     })

@@ -34,6 +34,30 @@ pub enum Command {
     /// Time the public-key primitives a handshake uses (like `openssl speed`, but only
     /// what the handshakes here need), with the crypto provider rustls uses.
     Floor(FloorArgs),
+    /// Run the server side of every arm for a client on another host
+    /// (`collector run --target ADDR --ca FILE`). Binds loopback unless --allow-remote.
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Control address; the arms' servers bind the same IP on free ports.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7443")]
+    pub listen: std::net::SocketAddr,
+    /// Allow a non-loopback --listen address (a real network between two hosts).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Where to write the CA certificates (PEM, no private key) the client must trust.
+    #[arg(long, value_name = "FILE", default_value = "handshake-lab-ca.pem")]
+    pub ca_out: PathBuf,
+    #[command(flatten)]
+    pub set: ArmSet,
+    /// Serve in request/response mode (TTFB) and add the 0-RTT arms.
+    #[arg(long)]
+    pub request: bool,
+    /// Give up on a connection that makes no progress for this long.
+    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    pub io_timeout_ms: u64,
 }
 
 #[derive(Debug, Args)]
@@ -84,27 +108,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub rounds: u64,
 
-    /// Certificate kinds, comma-separated: rsa2048, rsa3072, rsa4096, ecdsa-p256,
-    /// ecdsa-p384, ed25519. Each gets its own CA and leaf, made in memory for this run.
-    #[arg(
-        long,
-        value_name = "LIST",
-        value_delimiter = ',',
-        default_value = "rsa2048,ecdsa-p256"
-    )]
-    pub certs: Vec<CertKind>,
-
-    /// Key-exchange groups, comma-separated: x25519, secp256r1, secp384r1, x25519mlkem768
-    /// (the post-quantum hybrid). Each arm pins exactly one on both ends and checks the
-    /// negotiated one on every connection, so TLS 1.2 and 1.3 compare like with like;
-    /// TLS 1.2 arms skip x25519mlkem768 (TLS 1.3 only).
-    #[arg(
-        long,
-        value_name = "LIST",
-        value_delimiter = ',',
-        default_value = "x25519,x25519mlkem768"
-    )]
-    pub groups: Vec<KxGroup>,
+    #[command(flatten)]
+    pub set: ArmSet,
 
     /// The full cross: every TLS version × mode × all six cert kinds × all four groups
     /// (overrides --certs and --groups). Pair with e.g. `--samples 300`.
@@ -125,6 +130,34 @@ pub struct RunArgs {
     /// Skip timing the public-key primitives (no crypto floor in the evidence).
     #[arg(long)]
     pub no_floor: bool,
+
+    /// Request/response mode: after the handshake the client sends a small request and
+    /// the timed window ends at the first response byte (TTFB), for every arm; adds a
+    /// TLS 1.3 0-RTT arm per cert and group whose request goes out as early data.
+    #[arg(long)]
+    pub request: bool,
+
+    /// Emulated round-trip times, e.g. `0,1,10,50ms`: runs the selected arms (in
+    /// request/response mode) with that RTT between client and server, one RTT after
+    /// the other, instead of on loopback. The delay is applied to every packet, SYN and
+    /// SYN-ACK included, by a user-space delay line between TUN devices in two network
+    /// namespaces made for the run and removed after it. Needs root. Default samples
+    /// with --rtt: 20 per arm and RTT.
+    #[arg(long, value_name = "LIST")]
+    pub rtt: Option<String>,
+
+    /// Run the client side against `collector serve` at ADDR (its control address)
+    /// instead of starting local servers. Needs --ca.
+    #[arg(long, value_name = "ADDR", requires = "ca")]
+    pub target: Option<std::net::SocketAddr>,
+
+    /// The CA bundle `collector serve` wrote: the only certificates the client trusts.
+    #[arg(long, value_name = "FILE")]
+    pub ca: Option<PathBuf>,
+
+    /// Allow a non-loopback --target (a real network between two hosts).
+    #[arg(long)]
+    pub allow_remote: bool,
 
     /// Run only arms whose id matches one of these comma-separated patterns (a pattern
     /// matches anywhere in the id; `*` matches any run of characters), e.g.
@@ -156,4 +189,33 @@ pub struct RunArgs {
     /// arm must come out as an error. Shows that the resumption check works.
     #[arg(long)]
     pub break_resumption: bool,
+
+    #[command(flatten)]
+    pub peers: crate::peers::PeerArgs,
+}
+
+/// Which certificate kinds and key-exchange groups the arms cover.
+#[derive(Debug, Clone, Args)]
+pub struct ArmSet {
+    /// Certificate kinds, comma-separated: rsa2048, rsa3072, rsa4096, ecdsa-p256,
+    /// ecdsa-p384, ed25519. Each gets its own CA and leaf, made in memory for this run.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "rsa2048,ecdsa-p256"
+    )]
+    pub certs: Vec<CertKind>,
+
+    /// Key-exchange groups, comma-separated: x25519, secp256r1, secp384r1, x25519mlkem768
+    /// (the post-quantum hybrid). Each arm pins exactly one on both ends and checks the
+    /// negotiated one on every connection, so TLS 1.2 and 1.3 compare like with like;
+    /// TLS 1.2 arms skip x25519mlkem768 (TLS 1.3 only).
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "x25519,x25519mlkem768"
+    )]
+    pub groups: Vec<KxGroup>,
 }

@@ -50,8 +50,24 @@ pub fn summary(e: &Evidence) -> String {
             "{:w$}  {:>6}  {:>10}  {:>10}  {:>10}  {:>23}  {:>11}  {:>6}",
             a.id, a.succeeded, p50, p95, p99, ci, resumed, a.failed
         );
-        if let Some(err) = &a.error {
-            let _ = writeln!(out, "{:w$}  ^ ERROR: {err}", "");
+        if let Some(r) = &a.rate {
+            let _ = writeln!(
+                out,
+                "{:w$}  ^ rate: {:.0} conn/real-s, {:.0} conn/user-s ({} of {} resumed)",
+                "", r.per_real_s, r.per_user_s, a.resumed.client, r.connections
+            );
+        }
+        if let Some(why) = &a.skipped {
+            let _ = writeln!(out, "{:w$}  ^ skipped: {why}", "");
+        }
+        match (&a.error, &a.known_pitfall) {
+            (Some(err), Some(_)) => {
+                let _ = writeln!(out, "{:w$}  ^ KNOWN PITFALL (expected): {err}", "");
+            }
+            (Some(err), None) => {
+                let _ = writeln!(out, "{:w$}  ^ ERROR: {err}", "");
+            }
+            _ => {}
         }
     }
     for (kind, title) in [
@@ -63,6 +79,10 @@ pub fn summary(e: &Evidence) -> String {
             ComparisonKind::TlsOverTcp,
             "TLS over TCP connect, p50(TLS full) / p50(TCP connect):",
         ),
+        (
+            ComparisonKind::ResumeRateSpeedup,
+            "Resume rate speedup (openssl s_time), rate(-reuse) / rate(-new), only where every -reuse connection resumed:",
+        ),
     ] {
         let rows: Vec<_> = e.comparisons.iter().filter(|c| c.kind == kind).collect();
         if rows.is_empty() {
@@ -70,9 +90,14 @@ pub fn summary(e: &Evidence) -> String {
         }
         let _ = writeln!(out, "\n{title}");
         for c in rows {
+            let basis = match c.basis {
+                Some(shared::RateBasis::PerRealS) => " per real s",
+                Some(shared::RateBasis::PerUserS) => " per user s",
+                None => "",
+            };
             let _ = writeln!(
                 out,
-                "  {:w$}  {:>7.2}x  (95% CI {:.2} – {:.2})",
+                "  {:w$}  {:>7.2}x  (95% CI {:.2} – {:.2}){basis}",
                 c.candidate, c.p50_ratio, c.ci95[0], c.ci95[1]
             );
         }

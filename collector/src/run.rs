@@ -11,13 +11,14 @@ use shared::{CertKind, Evidence, KxGroup, Run, Settings, Tool, SCHEMA_VERSION};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-use crate::arms::{self, ArmSpec, Fault, Session};
+use crate::arms::{self, ArmSpec, Fault, SessionOptions};
 use crate::certs::{self, CertStore};
 use crate::cli::RunArgs;
 use crate::evidence::{self, environment, write};
 use crate::floor;
-use crate::measure::{self, capacity, stats, Plan};
-use crate::progress::Progress;
+use crate::measure::{self, capacity, rtt, stats, Plan};
+use crate::peers;
+use crate::remote;
 use crate::report;
 
 /// Timed operations per primitive for the crypto floor.
@@ -32,13 +33,30 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let (certs, groups) = if args.matrix {
         (CertKind::ALL.to_vec(), KxGroup::ALL.to_vec())
     } else {
-        (args.certs.clone(), args.groups.clone())
+        (args.set.certs.clone(), args.set.groups.clone())
     };
-    let mut specs = arms::default_set(&certs, &groups);
+    let rtts = args.rtt.as_deref().map(parse_rtts).transpose()?;
+    let request = args.request || rtts.is_some();
+    // Peer tools are looked up before measuring (`--require-peers` fails fast); peer
+    // arms run on plain loopback only.
+    let on_loopback = rtts.is_none() && args.target.is_none();
+    let peer_phase = peers::Phase::prepare(
+        &args.peers,
+        &certs,
+        &groups,
+        args.arms.as_deref(),
+        on_loopback,
+    )?;
+    let mut specs = arms::default_set(&certs, &groups, request);
     if let Some(f) = &args.arms {
-        let all: Vec<String> = specs.iter().map(ArmSpec::id).collect();
+        let all: Vec<String> = specs
+            .iter()
+            .map(ArmSpec::id)
+            .chain(peer_phase.all_ids())
+            .collect();
         specs = arms::filter(specs, f);
-        if specs.is_empty() {
+        // Against `collector serve` the filter applies to the arms it serves.
+        if specs.is_empty() && peer_phase.ids().is_empty() && args.target.is_none() {
             bail!(
                 "--arms `{f}` matches no arm; the arms for these --certs and --groups are:\n  {}",
                 all.join("\n  ")
@@ -49,6 +67,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         for s in &specs {
             println!("{s}");
         }
+        peer_phase.ids().iter().for_each(|id| println!("{id}"));
         return Ok(ExitCode::SUCCESS);
     }
     if args.break_resumption {
@@ -63,6 +82,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let flag = stop.clone();
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
+            peers::private_dir::remove_all_now();
             std::process::exit(EXIT_INTERRUPTED as i32);
         }
         eprintln!(
@@ -71,8 +91,18 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     })
     .context("could not install the Ctrl-C handler")?;
 
-    let samples = args.samples.unwrap_or(if args.quick { 100 } else { 1000 });
-    let warmup = args.warmup.unwrap_or(if args.quick { 20 } else { 100 });
+    // Over an emulated RTT each connection takes several round trips: fewer samples.
+    let samples = args.samples.unwrap_or(match (rtts.is_some(), args.quick) {
+        (true, true) => 8,
+        (true, false) => 20,
+        (false, true) => 100,
+        (false, false) => 1000,
+    });
+    let warmup = args.warmup.unwrap_or(match (rtts.is_some(), args.quick) {
+        (true, _) => 4,
+        (false, true) => 20,
+        (false, false) => 100,
+    });
     let rounds = if args.quick {
         args.rounds.min(5)
     } else {
@@ -85,6 +115,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         warmup_per_chunk: warmup.div_ceil(rounds).max(1),
         rounds,
         seed,
+        request,
     };
     let io_timeout = Duration::from_millis(args.io_timeout_ms);
 
@@ -97,24 +128,30 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         plan.warmup_per_chunk,
         args.out.display()
     );
-    let cert_store = CertStore::generate(specs.iter().filter_map(|s| s.cert))?;
-    let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = Vec::new();
-    for spec in &specs {
-        let session = spec
-            .start(&cert_store, io_timeout)
-            .with_context(|| format!("starting arm {spec}"))?;
-        sessions.push((*spec, session));
-    }
-    let progress = Progress::new(&specs, samples);
-    let runs = measure::run(&mut sessions, &plan, &progress, &stop);
-    progress.finish();
-    drop(sessions);
-
-    let mut arms: Vec<shared::Arm> = runs
-        .iter()
-        .filter(|r| r.attempted > 0)
-        .map(evidence::build_arm)
-        .collect();
+    let mut server_host = None;
+    let mut arms = if let Some(target) = args.target {
+        let ca = args.ca.as_deref().context("--target needs --ca")?;
+        let (arms, host) = remote::client::arms(
+            target,
+            ca,
+            args.allow_remote,
+            args.arms.as_deref(),
+            &plan,
+            io_timeout,
+            &stop,
+        )?;
+        server_host = Some(Box::new(host));
+        arms
+    } else {
+        let cert_store = CertStore::generate(specs.iter().filter_map(|s| s.cert))?;
+        match &rtts {
+            Some(rtts) => rtt::run(&specs, rtts, &plan, &cert_store, io_timeout, &stop)?,
+            None => {
+                let opts = SessionOptions::loopback(io_timeout, args.request);
+                measure::arms(&specs, &plan, &cert_store, &opts, &stop)?
+            }
+        }
+    };
     if !args.concurrency.is_empty() && !stop.load(Ordering::SeqCst) {
         let spec = capacity::base_spec(&certs, &groups);
         let spec = ArmSpec {
@@ -131,6 +168,16 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             &stop,
         )?);
     }
+    let mut peer = peer_phase.run(&peers::Context {
+        quick: args.quick,
+        rounds,
+        warmup_per_chunk: plan.warmup_per_chunk,
+        seed,
+        bootstrap: args.bootstrap as usize,
+        io_timeout,
+        stop: &stop,
+    })?;
+    arms.append(&mut peer.arms);
     let interrupted = stop.load(Ordering::SeqCst);
     let mut primitives = Vec::new();
     if !args.no_floor && !interrupted {
@@ -139,9 +186,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         arms.iter_mut().for_each(|a| floor::apply(a, &primitives));
     }
     let finished = OffsetDateTime::now_utc();
-    let comparisons = evidence::comparisons(&arms, args.bootstrap as usize, seed);
-    let environment = environment::collect(load_before);
-    let run = Run {
+    let mut comparisons = evidence::comparisons(&arms, args.bootstrap as usize, seed);
+    comparisons.append(&mut peer.comparisons);
+    let mut environment = environment::collect(load_before);
+    environment.peers = peer.peers;
+    environment.server_host = server_host;
+    let mut run = Run {
         id: run_id(started, &environment.hostname),
         started_at: rfc3339(started),
         finished_at: rfc3339(finished),
@@ -158,10 +208,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             warmup,
             io_timeout,
             interrupted,
-            &runs,
+            &arms,
             (&certs, &groups),
         ),
     };
+    run.settings.extra.append(&mut peer.settings);
     let evidence = Evidence {
         schema_version: SCHEMA_VERSION,
         run,
@@ -210,13 +261,29 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--rtt 0,1,10,50ms` (or `20`, `20ms`): round-trip times in milliseconds.
+pub fn parse_rtts(text: &str) -> Result<Vec<Duration>> {
+    text.split(',')
+        .map(|v| {
+            let v = v.trim();
+            let ms: f64 = v.strip_suffix("ms").unwrap_or(v).trim().parse().map_err(|_| {
+                anyhow::anyhow!("--rtt `{text}`: `{v}` is not a number of milliseconds (e.g. `0,1,10,50ms`)")
+            })?;
+            if !(0.0..=10_000.0).contains(&ms) {
+                bail!("--rtt `{text}`: {ms} ms is outside 0..=10000 ms");
+            }
+            Ok(Duration::from_secs_f64(ms / 1000.0))
+        })
+        .collect()
+}
+
 fn settings(
     args: &RunArgs,
     plan: &Plan,
     warmup: u64,
     io_timeout: Duration,
     interrupted: bool,
-    runs: &[measure::ArmRun],
+    arms: &[shared::Arm],
     (certs, groups): (&[CertKind], &[KxGroup]),
 ) -> Settings {
     let mut extra = BTreeMap::new();
@@ -258,7 +325,7 @@ fn settings(
         put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client", args.concurrency, args.capacity_seconds, capacity::WARMUP_PER_CLIENT));
     }
     if interrupted {
-        let done: u64 = runs.iter().map(|r| r.attempted).sum();
+        let done: u64 = arms.iter().map(|a| a.attempted).sum();
         put(
             "interrupted",
             format!("Ctrl-C after {done} timed connections"),

@@ -13,7 +13,7 @@ pub mod sample;
 
 pub use index::{IndexEntry, ResultsIndex};
 pub use schema::*;
-pub use validate::{EvidenceError, Violation};
+pub use validate::{ArmKind, EvidenceError, Violation};
 
 /// The JSON Schema (draft 2020-12) of [`Evidence`], generated from the types.
 pub fn json_schema() -> serde_json::Value {

@@ -66,6 +66,10 @@ pub fn arm(
         crypto_floor_parts: Vec::new(),
         efficiency: None,
         capacity: None,
+        rtt_ms: None,
+        rtt_method: None,
+        rtt_measured_ms: None,
+        early_data: None,
     }
 }
 
@@ -148,6 +152,7 @@ pub fn evidence() -> Evidence {
                 version: "0".into(),
             },
             peers: Vec::new(),
+            server_host: None,
         },
         comparisons: vec![Comparison {
             kind: ComparisonKind::ResumeSpeedup,

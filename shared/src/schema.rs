@@ -110,6 +110,9 @@ pub struct Environment {
     /// Peer tools the run used or looked for (e.g. `openssl`, `python3`), with versions.
     #[serde(default)]
     pub peers: Vec<Library>,
+    /// The server's host when client and server ran on two hosts (`collector serve`).
+    #[serde(default)]
+    pub server_host: Option<Box<Environment>>,
 }
 
 /// `/proc/loadavg` (1, 5 and 15 minute averages) before and after the run.
@@ -195,6 +198,27 @@ pub struct Arm {
     /// Capacity arms: several clients against one server.
     #[serde(default)]
     pub capacity: Option<Capacity>,
+    /// Round-trip time asked for between client and server, in ms (null: plain loopback).
+    #[serde(default)]
+    pub rtt_ms: Option<f64>,
+    /// How that round trip was made (e.g. a user-space delay line between TUN devices in
+    /// two network namespaces), including what it can and cannot delay.
+    #[serde(default)]
+    pub rtt_method: Option<String>,
+    /// Median of this arm's own TCP connect() times in ms: the path's measured round trip.
+    #[serde(default)]
+    pub rtt_measured_ms: Option<f64>,
+    /// 0-RTT arms: timed connections whose client offered early data, and whose server
+    /// accepted it (both ends must agree for a connection to count as accepted).
+    #[serde(default)]
+    pub early_data: Option<EarlyData>,
+}
+
+/// Early-data counts of a 0-RTT arm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct EarlyData {
+    pub offered: u64,
+    pub accepted: u64,
 }
 
 /// What a rate-only tool reported.
@@ -205,6 +229,20 @@ pub struct RateSummary {
     pub real_s: f64,
     pub per_user_s: f64,
     pub per_real_s: f64,
+    /// The runs the totals add up (a tool run several times, so the spread between runs
+    /// can give a confidence interval); empty when the tool ran once.
+    #[serde(default)]
+    pub slices: Vec<RateSlice>,
+}
+
+/// One run of a rate-only tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RateSlice {
+    pub connections: u64,
+    /// Of those, how many the tool reported as resumed.
+    pub resumed: u64,
+    pub user_cpu_s: f64,
+    pub real_s: f64,
 }
 
 /// One public-key operation in an arm's crypto floor.

@@ -176,3 +176,136 @@ fn json_schema_describes_the_contract_fields() {
         assert!(text.contains(field), "schema lacks {field}");
     }
 }
+
+/// The sample plus a rate arm pair (s_time `-new` / `-reuse`), a skipped arm and a rate
+/// comparison between the pair; valid as built.
+fn with_peer_arms() -> Value {
+    let mut v = sample_value();
+    let rate_arm = |id: &str, mode: &str, resumed: u64| {
+        let mut a = v["arms"][1].clone();
+        a["id"] = json!(id);
+        a["stack"] = json!("openssl-s_time");
+        a["client_stack"] = json!("openssl-s_time");
+        a["server_stack"] = json!("openssl-s_server");
+        a["mode"] = json!(mode);
+        a["resumption"] = if mode == "resumed" {
+            json!("ticket")
+        } else {
+            Value::Null
+        };
+        a["attempted"] = json!(10);
+        a["succeeded"] = json!(10);
+        a["resumed"] = json!({"client": resumed, "server": 0});
+        a["latency_us"] = Value::Null;
+        a["p50_ci95_us"] = Value::Null;
+        a["samples_us"] = json!([]);
+        a["rate"] = json!({
+            "connections": 10, "user_cpu_s": 0.5, "real_s": 1.0,
+            "per_user_s": 20.0, "per_real_s": 10.0,
+            "slices": [
+                {"connections": 4, "resumed": resumed.min(4), "user_cpu_s": 0.2, "real_s": 0.4},
+                {"connections": 6, "resumed": resumed.saturating_sub(4), "user_cpu_s": 0.3, "real_s": 0.6}
+            ]
+        });
+        a
+    };
+    let new = rate_arm("s_time-new", "full", 0);
+    let reuse = rate_arm("s_time-reuse", "resumed", 10);
+    let mut skipped = v["arms"][1].clone();
+    skipped["id"] = json!("python-tls13-full");
+    skipped["stack"] = json!("python-ssl");
+    for (k, x) in [
+        ("attempted", json!(0)),
+        ("succeeded", json!(0)),
+        ("failed", json!(0)),
+        ("resumed", json!({"client": 0, "server": 0})),
+        ("latency_us", Value::Null),
+        ("p50_ci95_us", Value::Null),
+        ("throughput_per_s", Value::Null),
+        ("samples_us", json!([])),
+        ("skipped", json!("`python3` is not on PATH")),
+    ] {
+        skipped[k] = x;
+    }
+    let arms = v["arms"].as_array_mut().unwrap();
+    arms.extend([new, reuse, skipped]);
+    v["comparisons"].as_array_mut().unwrap().push(json!({
+        "kind": "resume_rate_speedup", "baseline": "s_time-new", "candidate": "s_time-reuse",
+        "p50_ratio": 1.5, "ci95": [1.2, 1.8], "basis": "per_real_s"
+    }));
+    v
+}
+
+#[test]
+fn rate_and_skipped_arms_are_valid_as_built() {
+    let e = read(&with_peer_arms()).expect("valid");
+    let kinds: Vec<_> = e.arms.iter().map(|a| a.kind()).collect();
+    use shared::ArmKind::*;
+    assert_eq!(kinds, [Latency, Latency, Latency, Rate, Rate, Skipped]);
+}
+
+#[test]
+fn a_rate_arm_has_no_latencies() {
+    let mut v = with_peer_arms();
+    v["arms"][3]["samples_us"] = json!([1.0]);
+    let msg = invariant_at(&v, "arms[3].samples_us");
+    assert!(msg.contains("rate arm has no latencies"), "{msg}");
+    let mut v = with_peer_arms();
+    v["arms"][3]["latency_us"] = v["arms"][1]["latency_us"].clone();
+    invariant_at(&v, "arms[3].latency_us");
+}
+
+#[test]
+fn a_rate_arm_adds_up() {
+    let mut v = with_peer_arms();
+    v["arms"][3]["rate"]["connections"] = json!(11);
+    invariant_at(&v, "arms[3].rate.connections");
+    let mut v = with_peer_arms();
+    v["arms"][3]["rate"]["slices"][0]["connections"] = json!(5);
+    invariant_at(&v, "arms[3].rate.slices");
+    let mut v = with_peer_arms();
+    v["arms"][4]["rate"]["slices"][0]["resumed"] = json!(9);
+    invariant_at(&v, "arms[4].rate.slices[0].resumed");
+    let mut v = with_peer_arms();
+    v["arms"][3]["rate"]["per_real_s"] = json!(-1.0);
+    invariant_at(&v, "arms[3].rate.per_real_s");
+}
+
+#[test]
+fn a_skipped_arm_attempted_nothing_and_says_why() {
+    let mut v = with_peer_arms();
+    v["arms"][5]["attempted"] = json!(3);
+    v["arms"][5]["failed"] = json!(3);
+    invariant_at(&v, "arms[5].attempted");
+    let mut v = with_peer_arms();
+    v["arms"][5]["skipped"] = json!(" ");
+    invariant_at(&v, "arms[5].skipped");
+    let mut v = with_peer_arms();
+    v["arms"][5]["error"] = json!("boom");
+    invariant_at(&v, "arms[5].error");
+}
+
+#[test]
+fn a_known_pitfall_carries_its_error() {
+    let mut v = with_peer_arms();
+    v["arms"][4]["known_pitfall"] = json!("s_time -reuse under TLS 1.3 never resumes");
+    invariant_at(&v, "arms[4].known_pitfall");
+}
+
+#[test]
+fn rate_comparisons_name_a_basis_and_sound_rate_arms() {
+    let mut v = with_peer_arms();
+    v["comparisons"][1]["basis"] = Value::Null;
+    invariant_at(&v, "comparisons[1].basis");
+    let mut v = with_peer_arms();
+    v["comparisons"][0]["basis"] = json!("per_user_s");
+    invariant_at(&v, "comparisons[0].basis");
+    let mut v = with_peer_arms();
+    v["arms"][4]["error"] = json!("0 of 10 connections resumed");
+    let msg = invariant_at(&v, "comparisons[1].candidate");
+    assert!(msg.contains("no ratio may be derived"), "{msg}");
+    let mut v = with_peer_arms();
+    v["comparisons"][1]["baseline"] = json!("tcp-connect");
+    let msg = invariant_at(&v, "comparisons[1].baseline");
+    assert!(msg.contains("not a rate arm"), "{msg}");
+}

@@ -50,3 +50,31 @@ pub fn scratch(name: &str) -> PathBuf {
 
 pub mod site;
 pub mod webdriver;
+
+/// The one evidence file a run wrote into `dir` (besides index.json); panics otherwise.
+pub fn only_evidence_file(dir: &Path) -> PathBuf {
+    let files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && !p.ends_with("index.json"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    files.into_iter().next().unwrap()
+}
+
+/// The one evidence file a run wrote into `dir`, read and validated.
+pub fn read_evidence(dir: &Path) -> shared::Evidence {
+    let file = only_evidence_file(dir);
+    shared::Evidence::from_json(&std::fs::read_to_string(&file).unwrap())
+        .unwrap_or_else(|e| panic!("{} does not validate: {e}", file.display()))
+}
+
+/// Sends SIGINT (what Ctrl-C sends) to `child` and waits for it to end.
+pub fn interrupt(child: std::process::Child) -> std::process::Output {
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -INT failed");
+    child.wait_with_output().unwrap()
+}

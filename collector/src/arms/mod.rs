@@ -4,8 +4,11 @@
 //! [`Session`]: a server thread on loopback plus a client that makes one connection per
 //! call. The timing loop in [`crate::measure`] drives every kind of session the same way.
 
+pub mod openssl;
+pub mod python;
+pub mod s_time;
 pub mod server;
-mod tcp;
+pub mod tcp;
 pub mod tls;
 
 use std::fmt;
@@ -14,6 +17,7 @@ use std::time::Duration;
 use shared::{CertKind, KxGroup, Mode, Protocol, Resumption, Stack};
 
 use crate::certs::CertStore;
+use crate::netem::Placement;
 pub use server::ServerReport;
 
 /// Something that deliberately breaks an arm, so tests can see the breakage reported.
@@ -34,7 +38,38 @@ pub struct ArmSpec {
     pub cert: Option<CertKind>,
     pub kx_group: Option<KxGroup>,
     pub fault: Fault,
+    /// 0-RTT: a resumed TLS 1.3 arm whose request goes out as early data.
+    pub early_data: bool,
 }
+
+/// How a session is run: timeouts, request/response mode and where the server lives.
+#[derive(Clone, Copy)]
+pub struct SessionOptions<'a> {
+    pub io_timeout: Duration,
+    /// Request/response mode: the client sends a small request after the handshake (as
+    /// early data on 0-RTT arms) and the timed window ends at the first response byte.
+    pub request: bool,
+    pub placement: Placement<'a>,
+}
+
+impl SessionOptions<'static> {
+    pub fn loopback(io_timeout: Duration, request: bool) -> Self {
+        SessionOptions {
+            io_timeout,
+            request,
+            placement: Placement::LOOPBACK,
+        }
+    }
+}
+
+/// The request a client sends in request/response mode, and the response's length.
+pub const REQUEST: &[u8] = b"GET /hlab HTTP/1.0\r\n\r\n";
+pub const RESPONSE: &[u8] = b"HTTP/1.0 200 OK\r\n\r\nx";
+/// After the response, once its handshake is complete, the server writes this byte. The
+/// client reads up to it (untimed) before closing: so TLS 1.3 tickets sent after the
+/// handshake are processed, and the close (RST) cannot destroy data the server has not
+/// read yet (such as a 0-RTT client's Finished).
+pub const END: &[u8] = b".";
 
 impl ArmSpec {
     pub const TCP_CONNECT: ArmSpec = ArmSpec {
@@ -44,6 +79,7 @@ impl ArmSpec {
         cert: None,
         kx_group: None,
         fault: Fault::None,
+        early_data: false,
     };
 
     /// Readable, stable id: `tcp-connect`, `tls13-full-rsa2048-x25519`,
@@ -54,9 +90,13 @@ impl ArmSpec {
             Protocol::Tls12 => "tls12",
             Protocol::Tls13 => "tls13",
         }];
-        parts.push(self.mode.as_str());
-        if let Some(r) = self.resumption {
-            parts.push(r.as_str());
+        if self.early_data {
+            parts.push("0rtt");
+        } else {
+            parts.push(self.mode.as_str());
+            if let Some(r) = self.resumption {
+                parts.push(r.as_str());
+            }
         }
         if let Some(c) = self.cert {
             parts.push(c.as_str());
@@ -75,23 +115,26 @@ impl ArmSpec {
     }
 
     /// What one sample covers, in words (written into the evidence).
-    pub fn timed_window(&self) -> &'static str {
-        match self.protocol {
-            Protocol::Tcp => "TCP connect: from connect() on a ready socket until connect() returns (SYN, SYN-ACK, ACK); excludes socket creation, the app byte and close",
-            _ => "connect + TLS handshake: from connect() on a ready socket until the client's rustls reports the handshake complete; excludes socket creation, certificate generation, the server's 1-byte app record (read after the timer, so TLS 1.3 tickets are processed) and close",
+    pub fn timed_window(&self, request: bool) -> &'static str {
+        match (self.protocol, request || self.early_data) {
+            (Protocol::Tcp, false) => "TCP connect: from connect() on a ready socket until connect() returns (SYN, SYN-ACK, ACK); excludes socket creation, the app byte and close",
+            (Protocol::Tcp, true) => "TTFB over TCP: from connect() on a ready socket until the client reads the first response byte to its request (sent right after connect); excludes socket creation and close",
+            (_, false) => "connect + TLS handshake: from connect() on a ready socket until the client's rustls reports the handshake complete; excludes socket creation, certificate generation, the server's 1-byte app record (read after the timer, so TLS 1.3 tickets are processed) and close",
+            (_, true) if self.early_data => "TTFB with 0-RTT: from connect() on a ready socket until the client reads the first response byte; the request is sent as TLS 1.3 early data with the ClientHello and the server answers before the handshake completes (half-RTT data); excludes socket creation and close",
+            (_, true) => "TTFB over TLS: from connect() on a ready socket until the client reads the first response byte to its request, sent as soon as the handshake allows; excludes socket creation and close",
         }
     }
 
-    /// Starts this arm's server on loopback and returns a client session against it.
+    /// Starts this arm's server (per `opts.placement`) and returns a client session against it.
     pub fn start(
         &self,
         certs: &CertStore,
-        io_timeout: Duration,
+        opts: &SessionOptions,
     ) -> anyhow::Result<Box<dyn Session>> {
         match self.protocol {
-            Protocol::Tcp => Ok(Box::new(tcp::TcpSession::start(io_timeout)?)),
+            Protocol::Tcp => Ok(Box::new(tcp::TcpSession::start(opts)?)),
             Protocol::Tls12 | Protocol::Tls13 => {
-                Ok(Box::new(tls::TlsSession::start(self, certs, io_timeout)?))
+                Ok(Box::new(tls::TlsSession::start(self, certs, opts)?))
             }
         }
     }
@@ -108,6 +151,8 @@ impl fmt::Display for ArmSpec {
 pub struct Outcome {
     /// Length of the timed window.
     pub elapsed: Duration,
+    /// How long connect() took (SYN to SYN-ACK): the path's round trip.
+    pub connect: Duration,
     /// The whole connection cycle (timed window, app byte, close).
     pub cycle: Duration,
     /// Handshake facts as the client saw them (None for plain TCP).
@@ -126,6 +171,8 @@ pub struct Handshake {
     /// Client side: whether the server presented the arm's own leaf certificate
     /// (None where not checked, e.g. on the server side).
     pub expected_cert: Option<bool>,
+    /// 0-RTT arms: (offered, accepted) early data, as this end saw it.
+    pub early_data: Option<(bool, bool)>,
 }
 
 /// A started arm: each call makes one real connection against the arm's server.
@@ -135,7 +182,9 @@ pub trait Session {
 
 /// The default arm set: TCP connect; for each cert and group, TLS 1.3 and TLS 1.2 in
 /// full, resumed-stateful and resumed-ticket modes. TLS 1.2 arms skip TLS 1.3-only groups.
-pub fn default_set(certs: &[CertKind], groups: &[KxGroup]) -> Vec<ArmSpec> {
+///
+/// With `zero_rtt` (request/response mode), each cert × TLS 1.3 group also gets a 0-RTT arm.
+pub fn default_set(certs: &[CertKind], groups: &[KxGroup], zero_rtt: bool) -> Vec<ArmSpec> {
     let mut arms = vec![ArmSpec::TCP_CONNECT];
     for &cert in certs {
         for &group in groups {
@@ -155,6 +204,18 @@ pub fn default_set(certs: &[CertKind], groups: &[KxGroup]) -> Vec<ArmSpec> {
                         cert: Some(cert),
                         kx_group: Some(group),
                         fault: Fault::None,
+                        early_data: false,
+                    });
+                }
+                if zero_rtt && protocol == Protocol::Tls13 {
+                    arms.push(ArmSpec {
+                        protocol,
+                        mode: Mode::Resumed,
+                        resumption: Some(Resumption::Stateful),
+                        cert: Some(cert),
+                        kx_group: Some(group),
+                        fault: Fault::None,
+                        early_data: true,
                     });
                 }
             }
@@ -171,23 +232,24 @@ pub fn tls13_only(group: KxGroup) -> bool {
 /// Keeps the arms whose id matches any comma-separated pattern: `*` matches any run of
 /// characters; a pattern without `*` matches anywhere in the id.
 pub fn filter(arms: Vec<ArmSpec>, patterns: &str) -> Vec<ArmSpec> {
-    let pats: Vec<&str> = patterns
+    arms.into_iter()
+        .filter(|a| id_matches(&a.id(), patterns))
+        .collect()
+}
+
+/// Whether `id` matches any of the comma-separated `patterns` (as in [`filter`]).
+pub fn id_matches(id: &str, patterns: &str) -> bool {
+    patterns
         .split(',')
         .map(str::trim)
         .filter(|p| !p.is_empty())
-        .collect();
-    arms.into_iter()
-        .filter(|a| {
-            let id = a.id();
-            pats.iter().any(|p| {
-                if p.contains('*') {
-                    glob(p, &id)
-                } else {
-                    id.contains(p)
-                }
-            })
+        .any(|p| {
+            if p.contains('*') {
+                glob(p, id)
+            } else {
+                id.contains(p)
+            }
         })
-        .collect()
 }
 
 fn glob(pattern: &str, text: &str) -> bool {
@@ -211,6 +273,7 @@ mod tests {
         let arms = default_set(
             &[CertKind::Rsa2048, CertKind::EcdsaP256],
             &[KxGroup::X25519],
+            false,
         );
         assert_eq!(arms.len(), 13);
         let ids: Vec<String> = arms.iter().map(ArmSpec::id).collect();
@@ -223,8 +286,33 @@ mod tests {
     }
 
     #[test]
+    fn request_mode_adds_a_0rtt_arm_per_tls13_cert_and_group() {
+        let arms = default_set(
+            &[CertKind::EcdsaP256],
+            &[KxGroup::X25519, KxGroup::X25519Mlkem768],
+            true,
+        );
+        let zero: Vec<String> = arms
+            .iter()
+            .filter(|a| a.early_data)
+            .map(ArmSpec::id)
+            .collect();
+        assert_eq!(
+            zero,
+            [
+                "tls13-0rtt-ecdsa-p256-x25519",
+                "tls13-0rtt-ecdsa-p256-x25519mlkem768"
+            ]
+        );
+        assert!(arms
+            .iter()
+            .filter(|a| a.early_data)
+            .all(|a| a.protocol == Protocol::Tls13 && a.resumption == Some(Resumption::Stateful)));
+    }
+
+    #[test]
     fn tls12_skips_tls13_only_groups() {
-        let arms = default_set(&[CertKind::Ed25519], &[KxGroup::X25519Mlkem768]);
+        let arms = default_set(&[CertKind::Ed25519], &[KxGroup::X25519Mlkem768], false);
         assert!(arms.iter().all(|a| a.protocol != Protocol::Tls12));
         assert_eq!(arms.len(), 4);
     }
@@ -234,6 +322,7 @@ mod tests {
         let arms = default_set(
             &[CertKind::Rsa2048, CertKind::EcdsaP256],
             &[KxGroup::X25519],
+            false,
         );
         let ids = |v: Vec<ArmSpec>| v.iter().map(ArmSpec::id).collect::<Vec<_>>();
         assert_eq!(ids(filter(arms.clone(), "tcp")), vec!["tcp-connect"]);

@@ -2,7 +2,7 @@
 //! at a time, lets the arm's handler run each, and reports what the handshake was.
 
 use std::io::Read;
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use socket2::{Domain, Socket, Type};
 
 use super::Handshake;
+use crate::netem::Placement;
 
 /// What the server saw on one connection, keyed by the client's port.
 #[derive(Debug)]
@@ -47,18 +48,20 @@ impl Server {
         io_timeout: Duration,
         handler: impl Handler + Clone,
     ) -> Result<Server> {
-        Server::spawn_workers(name, io_timeout, 1, handler)
+        Server::spawn_at(name, Placement::LOOPBACK, io_timeout, 1, handler)
     }
 
-    /// `workers` threads accepting on one listening socket, each with a clone of `handler`.
-    pub fn spawn_workers(
+    /// `workers` threads accepting on one listening socket (bound per `placement`), each
+    /// with a clone of `handler`.
+    pub fn spawn_at(
         name: &str,
+        placement: Placement,
         io_timeout: Duration,
         workers: u64,
         handler: impl Handler + Clone,
     ) -> Result<Server> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).with_context(|| {
-            format!("could not bind the server for arm `{name}` to 127.0.0.1 (any free port)")
+        let listener = placement.bind().with_context(|| {
+            format!("could not bind the server for arm `{name}` (any free port)")
         })?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));

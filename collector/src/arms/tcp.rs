@@ -1,16 +1,18 @@
 //! The plain TCP connect arm: the floor every TLS arm stands on.
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
 use super::server::{drain, ready_socket, Handler, Server};
-use super::{Handshake, Outcome, Session};
+use super::{Handshake, Outcome, Session, SessionOptions, END, REQUEST, RESPONSE};
 
 #[derive(Clone)]
-struct TcpHandler;
+struct TcpHandler {
+    request: bool,
+}
 
 impl Handler for TcpHandler {
     fn handle(
@@ -19,46 +21,85 @@ impl Handler for TcpHandler {
         report: &mut dyn FnMut(Result<Option<Handshake>, String>),
     ) {
         report(Ok(None));
-        if stream.write_all(b"x").is_ok() {
+        let answered = if self.request {
+            let mut req = vec![0u8; REQUEST.len()];
+            stream
+                .read_exact(&mut req)
+                .and_then(|_| stream.write_all(RESPONSE))
+                .and_then(|_| stream.write_all(END))
+        } else {
+            stream.write_all(b"x")
+        };
+        if answered.is_ok() {
             drain(stream);
         }
     }
 }
 
+/// Starts the TCP arm's server, placed per `opts`.
+pub fn start_server(opts: &SessionOptions) -> Result<Server> {
+    let handler = TcpHandler {
+        request: opts.request,
+    };
+    Server::spawn_at("tcp-connect", opts.placement, opts.io_timeout, 1, handler)
+}
+
+/// The client half: one connection (and in request mode one request) against `addr`.
+/// Returns the outcome (no handshake facts) and the client's local port.
+pub fn once(addr: SocketAddr, io_timeout: Duration, request: bool) -> Result<(Outcome, u16)> {
+    let socket = ready_socket(io_timeout)?;
+    let start = Instant::now();
+    socket.connect(&addr.into()).context("connect")?;
+    let connect = start.elapsed();
+    let mut stream: TcpStream = socket.into();
+    if request {
+        stream.write_all(REQUEST).context("sending the request")?;
+    }
+    let mut byte = [0u8; 1];
+    stream
+        .read_exact(&mut byte)
+        .context("reading the server's byte")?;
+    let elapsed = if request { start.elapsed() } else { connect };
+    if request {
+        let mut rest = vec![0u8; RESPONSE.len() - 1 + END.len()];
+        stream
+            .read_exact(&mut rest)
+            .context("reading the rest of the response")?;
+    }
+    let port = stream.local_addr()?.port();
+    drop(stream);
+    Ok((
+        Outcome {
+            elapsed,
+            connect,
+            cycle: start.elapsed(),
+            client: None,
+            server: None,
+        },
+        port,
+    ))
+}
+
 pub struct TcpSession {
     server: Server,
     io_timeout: Duration,
+    request: bool,
 }
 
 impl TcpSession {
-    pub fn start(io_timeout: Duration) -> Result<Self> {
+    pub fn start(opts: &SessionOptions) -> Result<Self> {
         Ok(TcpSession {
-            server: Server::spawn("tcp-connect", io_timeout, TcpHandler)?,
-            io_timeout,
+            server: start_server(opts)?,
+            io_timeout: opts.io_timeout,
+            request: opts.request,
         })
     }
 }
 
 impl Session for TcpSession {
     fn connect_once(&mut self) -> Result<Outcome> {
-        let socket = ready_socket(self.io_timeout)?;
-        let addr = self.server.addr().into();
-        let start = Instant::now();
-        socket.connect(&addr).context("connect")?;
-        let elapsed = start.elapsed();
-        let mut stream: TcpStream = socket.into();
-        let mut byte = [0u8; 1];
-        stream
-            .read_exact(&mut byte)
-            .context("reading the server's byte")?;
-        let port = stream.local_addr()?.port();
+        let (outcome, port) = once(self.server.addr(), self.io_timeout, self.request)?;
         self.server.report_for(port, self.io_timeout)?;
-        drop(stream);
-        Ok(Outcome {
-            elapsed,
-            cycle: start.elapsed(),
-            client: None,
-            server: None,
-        })
+        Ok(outcome)
     }
 }

@@ -44,6 +44,7 @@ pub fn collect(load_before: [f64; 3]) -> Environment {
             ),
         },
         peers: Vec::new(),
+        server_host: None,
     }
 }
 

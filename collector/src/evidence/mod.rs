@@ -4,7 +4,7 @@
 pub mod environment;
 pub mod write;
 
-use shared::{Arm, Comparison, ComparisonKind, Mode, Protocol};
+use shared::{Arm, Comparison, ComparisonKind, Mode, Protocol, Stack};
 
 use crate::measure::stats;
 use crate::measure::ArmRun;
@@ -48,7 +48,7 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         resumption: spec.resumption,
         cert: spec.cert,
         kx_group: spec.kx_group,
-        timed_window: spec.timed_window().to_string(),
+        timed_window: spec.timed_window(run.request).to_string(),
         attempted: run.attempted,
         succeeded,
         failed: run.failed,
@@ -72,6 +72,11 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         crypto_floor_parts: Vec::new(),
         efficiency: None,
         capacity: None,
+        rtt_ms: None,
+        rtt_method: None,
+        rtt_measured_ms: (!run.connect_us.is_empty())
+            .then(|| stats::median_in_place(&mut run.connect_us.clone()) / 1000.0),
+        early_data: run.early_data,
     }
 }
 
@@ -112,31 +117,40 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
                 && a.protocol == resumed.protocol
                 && a.cert == resumed.cert
                 && a.kx_group == resumed.kx_group
-                && clients(a) == clients(resumed)
+                && a.client_stack == resumed.client_stack
+                && a.server_stack == resumed.server_stack
+                && same_conditions(a, resumed)
         });
         if let Some(full) = full {
             push(ComparisonKind::ResumeSpeedup, full, resumed, full, resumed);
         }
     }
-    if let Some(tcp) = arms
+    for tls in arms
         .iter()
         .filter(sound)
-        .find(|a| a.protocol == Protocol::Tcp)
+        .filter(|a| a.protocol != Protocol::Tcp && a.mode == Mode::Full && a.capacity.is_none())
     {
-        for tls in arms
-            .iter()
-            .filter(sound)
-            .filter(|a| a.protocol != Protocol::Tcp && a.mode == Mode::Full && a.capacity.is_none())
-        {
+        // TCP connect measured under the same conditions, by the same client if possible.
+        let tcps = || {
+            arms.iter()
+                .filter(sound)
+                .filter(|a| a.protocol == Protocol::Tcp && same_conditions(a, tls))
+        };
+        let tcp = tcps()
+            .find(|a| a.client_stack == tls.client_stack)
+            .or_else(|| tcps().find(|a| a.client_stack == Stack::KernelTcp));
+        if let Some(tcp) = tcp {
             push(ComparisonKind::TlsOverTcp, tcp, tls, tls, tcp);
         }
     }
     out
 }
 
-/// Client threads of a capacity arm (None for the one-client arms).
-fn clients(a: &Arm) -> Option<u64> {
-    a.capacity.as_ref().map(|c| c.clients)
+/// Measured under the same conditions: the same emulated RTT and the same number of
+/// concurrent clients (a ratio across conditions would compare the conditions).
+fn same_conditions(a: &Arm, b: &Arm) -> bool {
+    let clients = |x: &Arm| x.capacity.as_ref().map(|c| c.clients);
+    clients(a) == clients(b) && a.rtt_ms == b.rtt_ms
 }
 
 #[cfg(test)]

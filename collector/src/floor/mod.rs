@@ -7,7 +7,7 @@ pub mod primitives;
 use std::collections::BTreeSet;
 
 use anyhow::Result;
-use shared::{Arm, CertKind, FloorPart, KxGroup, Mode, Primitive, Protocol, Side};
+use shared::{Arm, CertKind, FloorPart, KxGroup, Mode, Primitive, Protocol, Side, Stack};
 
 use primitives::{
     ecdh_curve, ecdh_names, sig_names, MLKEM_DECAPSULATE, MLKEM_ENCAPSULATE, MLKEM_KEYGEN,
@@ -114,6 +114,10 @@ pub fn command(args: &crate::cli::FloorArgs) -> Result<std::process::ExitCode> {
 /// Fills `arm`'s `crypto_floor_us`, `crypto_floor_parts` and `efficiency` from `primitives`.
 /// Leaves them empty when the arm has no handshake or a primitive is missing.
 pub fn apply(arm: &mut Arm, primitives: &[Primitive]) {
+    // The primitives were timed with aws-lc-rs: a floor for rustls on both ends only.
+    if arm.client_stack != Stack::Rustls || arm.server_stack != Stack::Rustls {
+        return;
+    }
     let Some(ops) = ops(arm.protocol, arm.mode, arm.cert, arm.kx_group) else {
         return;
     };

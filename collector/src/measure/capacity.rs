@@ -14,7 +14,7 @@ use shared::{Capacity, CertKind, KxGroup, Mode, Protocol, Resumption, Side};
 use super::stats::nearest_rank;
 use super::{check_side, ArmRun};
 use crate::arms::tls::{start_server, TlsClient};
-use crate::arms::{ArmSpec, Fault};
+use crate::arms::{ArmSpec, Fault, SessionOptions};
 use crate::certs::CertStore;
 use crate::evidence::build_arm;
 
@@ -30,6 +30,7 @@ pub fn base_spec(certs: &[CertKind], groups: &[KxGroup]) -> ArmSpec {
         cert: Some(certs.first().copied().unwrap_or(CertKind::EcdsaP256)),
         kx_group: Some(groups.first().copied().unwrap_or(KxGroup::X25519)),
         fault: Fault::None,
+        early_data: false,
     }
 }
 
@@ -88,9 +89,10 @@ pub fn run(
     io_timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<(ArmRun, Capacity)> {
-    let server = start_server(spec, certs, io_timeout, clients)
+    let opts = SessionOptions::loopback(io_timeout, false);
+    let server = start_server(spec, certs, &opts, clients)
         .with_context(|| format!("starting the capacity server for {spec} × {clients}"))?;
-    let client = Arc::new(TlsClient::new(spec, certs, io_timeout)?);
+    let client = Arc::new(TlsClient::new(spec, certs, &opts)?);
     let addr = server.addr();
     let window = Duration::from_secs(seconds);
     let ready = Arc::new(Barrier::new(clients as usize + 1));

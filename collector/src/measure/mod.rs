@@ -2,6 +2,7 @@
 //! a resumed arm that did not resume an error rather than a number.
 
 pub mod capacity;
+pub mod rtt;
 pub mod stats;
 mod verify;
 
@@ -9,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use shared::{HandshakeKinds, KindCounts, Side};
+use shared::{EarlyData, HandshakeKinds, KindCounts, Side};
 
 use crate::arms::{ArmSpec, Session};
 use crate::progress::Progress;
@@ -27,6 +28,8 @@ pub struct Plan {
     pub rounds: u64,
     /// Seed of the per-round shuffle.
     pub seed: u64,
+    /// Request/response mode (timed window ends at the first response byte).
+    pub request: bool,
 }
 
 impl Plan {
@@ -54,6 +57,12 @@ pub struct ArmRun {
     /// What was negotiated, as "protocol / cipher suite / group", with counts.
     pub negotiated: BTreeMap<String, u64>,
     pub warmup_failed: u64,
+    /// connect() time of every successful connection, in µs (the path's round trip).
+    pub connect_us: Vec<f64>,
+    /// 0-RTT arms: early data offered by the client, and accepted by both ends.
+    pub early_data: Option<EarlyData>,
+    /// Measured in request/response mode.
+    pub request: bool,
 }
 
 impl ArmRun {
@@ -69,11 +78,25 @@ impl ArmRun {
             problems: BTreeMap::new(),
             negotiated: BTreeMap::new(),
             warmup_failed: 0,
+            connect_us: Vec::new(),
+            early_data: None,
+            request: false,
         }
     }
 
     fn record(&mut self, outcome: &crate::arms::Outcome) {
         self.record_sample(outcome.elapsed, outcome.cycle);
+        self.connect_us.push(round_ns(outcome.connect));
+        if let Some((offered, accepted)) = outcome.client.as_ref().and_then(|c| c.early_data) {
+            let server_got = outcome
+                .server
+                .as_ref()
+                .and_then(|s| s.early_data)
+                .is_some_and(|(_, a)| a);
+            let e = self.early_data.get_or_insert_with(EarlyData::default);
+            e.offered += u64::from(offered);
+            e.accepted += u64::from(accepted && server_got);
+        }
         for p in check(&self.spec, outcome) {
             self.problem(p);
         }
@@ -127,6 +150,42 @@ fn round_ns(d: Duration) -> f64 {
     d.as_nanos() as f64 / 1000.0
 }
 
+/// Starts `specs` (per `opts`) and measures them with [`run`]; the evidence of every arm
+/// that was attempted.
+pub fn arms(
+    specs: &[ArmSpec],
+    plan: &Plan,
+    certs: &crate::certs::CertStore,
+    opts: &crate::arms::SessionOptions,
+    stop: &AtomicBool,
+) -> anyhow::Result<Vec<shared::Arm>> {
+    use anyhow::Context;
+    let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = Vec::new();
+    for spec in specs {
+        let session = spec
+            .start(certs, opts)
+            .with_context(|| format!("starting arm {spec}"))?;
+        sessions.push((*spec, session));
+    }
+    Ok(measure_sessions(&mut sessions, plan, stop))
+}
+
+/// Measures started sessions with a progress display; the evidence of every arm attempted.
+pub fn measure_sessions(
+    sessions: &mut [(ArmSpec, Box<dyn Session>)],
+    plan: &Plan,
+    stop: &AtomicBool,
+) -> Vec<shared::Arm> {
+    let specs: Vec<ArmSpec> = sessions.iter().map(|(s, _)| *s).collect();
+    let progress = Progress::new(&specs, plan.samples);
+    let runs = run(sessions, plan, &progress, stop);
+    progress.finish();
+    runs.iter()
+        .filter(|r| r.attempted > 0)
+        .map(crate::evidence::build_arm)
+        .collect()
+}
+
 /// Runs every arm's connections, interleaved in rounds. Stops early (keeping what was
 /// measured) when `stop` is set; failed connections are counted, never dropped.
 pub fn run(
@@ -137,7 +196,10 @@ pub fn run(
 ) -> Vec<ArmRun> {
     let mut runs: Vec<ArmRun> = sessions
         .iter()
-        .map(|(s, _)| ArmRun::new(*s, plan.samples))
+        .map(|(s, _)| ArmRun {
+            request: plan.request || s.early_data,
+            ..ArmRun::new(*s, plan.samples)
+        })
         .collect();
     let mut rng = fastrand::Rng::with_seed(plan.seed);
     let mut order: Vec<usize> = (0..sessions.len()).collect();
@@ -187,6 +249,7 @@ mod tests {
                 warmup_per_chunk: 1,
                 rounds,
                 seed: 0,
+                request: false,
             };
             let total: u64 = (0..rounds).map(|r| plan.chunk(r)).sum();
             assert_eq!(total, samples, "{samples} over {rounds}");

@@ -21,6 +21,9 @@ pub fn check(arm: &ArmSpec, outcome: &Outcome) -> Vec<String> {
 
 /// Every way one end's report breaks `arm`'s promise.
 pub fn check_side(arm: &ArmSpec, side: &str, h: &Handshake, problems: &mut Vec<String>) {
+    if arm.early_data && h.early_data.is_none_or(|(_, accepted)| !accepted) {
+        problems.push(format!("{side} did not accept early data (0-RTT)"));
+    }
     if h.expected_cert == Some(false) {
         problems.push(format!(
             "{side} saw a certificate other than the arm's {:?} leaf",
@@ -95,6 +98,7 @@ mod tests {
             cert: Some(CertKind::EcdsaP256),
             kx_group: Some(KxGroup::X25519),
             fault: Fault::None,
+            early_data: false,
         }
     }
 
@@ -109,9 +113,11 @@ mod tests {
             kx_group: g,
             cipher_suite: None,
             expected_cert: Some(true),
+            early_data: None,
         };
         Outcome {
             elapsed: Duration::ZERO,
+            connect: Duration::ZERO,
             cycle: Duration::ZERO,
             client: Some(h.clone()),
             server: Some(h),

@@ -1,0 +1,113 @@
+//! The TLS server side: handshake, report, then answer (one app byte, or a response to
+//! the client's request, which on 0-RTT arms arrives as early data).
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use rustls::{ServerConfig, ServerConnection};
+
+use super::{facts, server_config};
+use crate::arms::server::{drain, Handler, Server};
+use crate::arms::{ArmSpec, Handshake, SessionOptions, END, REQUEST, RESPONSE};
+use crate::certs::CertStore;
+
+#[derive(Clone)]
+struct TlsHandler {
+    config: Arc<ServerConfig>,
+    request: bool,
+}
+
+impl Handler for TlsHandler {
+    fn handle(
+        &mut self,
+        mut tcp: TcpStream,
+        report: &mut dyn FnMut(Result<Option<Handshake>, String>),
+    ) {
+        let mut conn = match ServerConnection::new(self.config.clone()) {
+            Ok(c) => c,
+            Err(e) => return report(Err(e.to_string())),
+        };
+        let served = if self.request {
+            // Only a server that accepts early data reports on it.
+            let accepts_early = self.config.max_early_data_size > 0;
+            answer_request(&mut conn, &mut tcp).map(|early| accepts_early.then_some(early))
+        } else {
+            handshake(&mut conn, &mut tcp).map(|_| None)
+        };
+        let early = match served {
+            Ok(early) => early,
+            Err(e) => return report(Err(format!("{e:#}"))),
+        };
+        let mut f = facts(&conn);
+        if let Some(f) = f.as_mut() {
+            f.early_data = early.map(|got| (got, got));
+        }
+        report(Ok(f));
+        let mut tls = rustls::Stream::new(&mut conn, &mut tcp);
+        let last: &[u8] = if self.request { END } else { b"x" };
+        if tls.write_all(last).and_then(|_| tls.flush()).is_ok() {
+            drain(tls);
+        }
+    }
+}
+
+fn handshake(conn: &mut ServerConnection, tcp: &mut TcpStream) -> Result<()> {
+    while conn.is_handshaking() {
+        conn.complete_io(tcp).context("handshake")?;
+    }
+    Ok(())
+}
+
+/// Reads the request (from early data if the client sent it so, else after the
+/// handshake), answers at once, and completes the handshake. Returns whether the request
+/// came as early data.
+fn answer_request(conn: &mut ServerConnection, tcp: &mut TcpStream) -> Result<bool> {
+    let mut req = Vec::with_capacity(REQUEST.len());
+    let mut early = false;
+    let mut buf = [0u8; 256];
+    while req.len() < REQUEST.len() {
+        while conn.wants_write() {
+            conn.write_tls(tcp).context("writing")?;
+        }
+        if let Some(mut data) = conn.early_data() {
+            while let Ok(n @ 1..) = data.read(&mut buf) {
+                req.extend_from_slice(&buf[..n]);
+                early = true;
+            }
+        }
+        if !conn.is_handshaking() {
+            while let Ok(n @ 1..) = conn.reader().read(&mut buf) {
+                req.extend_from_slice(&buf[..n]);
+            }
+        }
+        if req.len() >= REQUEST.len() {
+            break;
+        }
+        if conn.read_tls(tcp).context("reading")? == 0 {
+            bail!("the client closed before its request was complete");
+        }
+        conn.process_new_packets().context("processing")?;
+    }
+    conn.writer().write_all(RESPONSE)?;
+    while conn.wants_write() {
+        conn.write_tls(tcp).context("writing the response")?;
+    }
+    handshake(conn, tcp)?;
+    Ok(early)
+}
+
+/// Starts the server for `arm` with `workers` threads, placed per `opts`.
+pub fn start_server(
+    arm: &ArmSpec,
+    certs: &CertStore,
+    opts: &SessionOptions,
+    workers: u64,
+) -> Result<Server> {
+    let handler = TlsHandler {
+        config: Arc::new(server_config(arm, certs)?),
+        request: opts.request || arm.early_data,
+    };
+    Server::spawn_at(&arm.id(), opts.placement, opts.io_timeout, workers, handler)
+}

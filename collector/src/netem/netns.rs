@@ -1,0 +1,101 @@
+//! Network namespaces made for one run (`ip netns`), entered per thread with setns(2).
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+/// A named network namespace that exists as long as this value does.
+pub struct Netns {
+    pub name: String,
+    file: File,
+}
+
+impl Netns {
+    /// Creates `name` (with its loopback up). Needs root (CAP_SYS_ADMIN).
+    pub fn create(name: &str) -> Result<Netns> {
+        ip(&["netns", "add", name]).with_context(|| {
+            format!("could not create network namespace {name} (emulated round trips need root and `ip` from iproute2)")
+        })?;
+        let ns = Netns {
+            name: name.to_string(),
+            file: File::open(format!("/var/run/netns/{name}"))
+                .with_context(|| format!("could not open network namespace {name}"))?,
+        };
+        ns.ip(&["link", "set", "lo", "up"])?;
+        Ok(ns)
+    }
+
+    /// Runs `ip -n <this namespace> args…`.
+    pub fn ip(&self, args: &[&str]) -> Result<()> {
+        let mut full = vec!["-n", self.name.as_str()];
+        full.extend_from_slice(args);
+        ip(&full)
+    }
+
+    /// Moves the calling thread into this namespace for good.
+    pub fn enter(&self) -> Result<()> {
+        setns(&self.file)
+            .with_context(|| format!("could not enter network namespace {}", self.name))
+    }
+
+    /// Runs `f` with the calling thread inside this namespace, then moves it back.
+    /// Sockets and devices made in `f` stay in this namespace.
+    pub fn within<R>(&self, f: impl FnOnce() -> R) -> Result<R> {
+        let home = File::open("/proc/thread-self/ns/net")
+            .context("could not open this thread's network namespace")?;
+        self.enter()?;
+        let result = f();
+        setns(&home).context("could not return to the original network namespace")?;
+        Ok(result)
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = ip(&["netns", "del", &self.name]);
+    }
+}
+
+fn setns(file: &File) -> std::io::Result<()> {
+    // SAFETY: setns only reads the descriptor; CLONE_NEWNET limits it to the network namespace.
+    if unsafe { libc::setns(file.as_raw_fd(), libc::CLONE_NEWNET) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn ip(args: &[&str]) -> Result<()> {
+    let out = Command::new("ip")
+        .args(args)
+        .output()
+        .context("could not run `ip` (iproute2)")?;
+    if !out.status.success() {
+        bail!(
+            "`ip {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// Removes namespaces with `prefix` left by earlier runs whose process is gone (a run
+/// killed with SIGKILL cannot clean up after itself).
+pub fn remove_stale(prefix: &str) {
+    let Ok(out) = Command::new("ip").args(["netns", "list"]).output() else {
+        return;
+    };
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let name = line.split_whitespace().next().unwrap_or_default();
+        let Some(rest) = name.strip_prefix(prefix) else {
+            continue;
+        };
+        let pid: Option<u32> = rest.split('-').next().and_then(|p| p.parse().ok());
+        if pid.is_some_and(|p| !std::path::Path::new(&format!("/proc/{p}")).exists()) {
+            let _ = ip(&["netns", "del", name]);
+        }
+    }
+}

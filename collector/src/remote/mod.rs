@@ -1,0 +1,7 @@
+//! Client and server on two hosts: `collector serve` runs the server side of every arm
+//! and answers, per connection, what its end saw; `collector run --target` runs the
+//! client side against it.
+
+pub mod client;
+pub mod serve;
+mod wire;

@@ -1,0 +1,129 @@
+//! `collector serve`: the server side of every arm on one host, for a client on another.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufReader, BufWriter};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+
+use super::wire::{self, Manifest, ReportReply, Request, ServedArm, WireFacts, PROTOCOL_VERSION};
+use crate::arms::server::Server;
+use crate::arms::{self, tcp, tls, SessionOptions};
+use crate::certs::CertStore;
+use crate::cli::ServeArgs;
+use crate::evidence::{environment, write};
+use crate::netem::Placement;
+
+/// Refuses a non-loopback address unless the user said `--allow-remote`.
+pub fn check_address(addr: &SocketAddr, allow_remote: bool, flag: &str) -> Result<()> {
+    if !addr.ip().is_loopback() && !allow_remote {
+        bail!("{flag} {addr} is not a loopback address: add --allow-remote to use a real network (servers bind loopback only by default)");
+    }
+    Ok(())
+}
+
+pub fn serve(args: ServeArgs) -> Result<ExitCode> {
+    check_address(&args.listen, args.allow_remote, "--listen")?;
+    let std::net::IpAddr::V4(ip) = args.listen.ip() else {
+        bail!("--listen needs an IPv4 address")
+    };
+    let control = TcpListener::bind(args.listen).with_context(|| {
+        format!(
+            "could not listen on {} (is another server using that port?)",
+            args.listen
+        )
+    })?;
+    let specs = arms::default_set(&args.set.certs, &args.set.groups, args.request);
+    let certs = CertStore::generate(specs.iter().filter_map(|s| s.cert))?;
+    write::write_atomic(&args.ca_out, certs.ca_bundle().as_bytes())?;
+    let io_timeout = Duration::from_millis(args.io_timeout_ms);
+    let opts = SessionOptions {
+        io_timeout,
+        request: args.request,
+        placement: Placement {
+            server_ns: None,
+            server_ip: ip,
+        },
+    };
+    let mut servers: HashMap<String, Server> = HashMap::new();
+    let mut served = Vec::new();
+    for spec in &specs {
+        let server = match spec.protocol {
+            shared::Protocol::Tcp => tcp::start_server(&opts)?,
+            _ => tls::start_server(spec, &certs, &opts, 1)?,
+        };
+        served.push(ServedArm::new(spec, server.addr().port()));
+        servers.insert(spec.id(), server);
+    }
+    let leaves: BTreeMap<_, _> = args
+        .set
+        .certs
+        .iter()
+        .filter_map(|&k| Some((k, certs.get(k).ok()?.leaf.to_vec())))
+        .collect();
+    let manifest = Manifest {
+        protocol_version: PROTOCOL_VERSION,
+        environment: environment::collect(environment::load_average()),
+        request: args.request,
+        arms: served,
+        leaves,
+    };
+    eprintln!(
+        "collector serve: {} arms on {ip}, control on {}; CA certificates (no keys) in {}\n\
+         client: collector run --target {} --ca {}{}\n\
+         Ctrl-C stops the servers.",
+        specs.len(),
+        args.listen,
+        args.ca_out.display(),
+        args.listen,
+        args.ca_out.display(),
+        if args.listen.ip().is_loopback() {
+            ""
+        } else {
+            " --allow-remote"
+        }
+    );
+    // One client at a time: reports are paired by port per arm.
+    for stream in control.incoming() {
+        let Ok(stream) = stream else { continue };
+        let peer = stream
+            .peer_addr()
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        eprintln!("collector serve: client {peer} connected");
+        if let Err(e) = session(stream, &manifest, &servers, io_timeout) {
+            eprintln!("collector serve: client {peer}: {e:#}");
+        }
+        eprintln!("collector serve: client {peer} done");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn session(
+    stream: TcpStream,
+    manifest: &Manifest,
+    servers: &HashMap<String, Server>,
+    timeout: Duration,
+) -> Result<()> {
+    stream.set_nodelay(true)?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut writer = BufWriter::new(stream);
+    while let Some(request) = wire::receive::<Request>(&mut reader)? {
+        match request {
+            Request::Manifest => wire::send(&mut writer, manifest)?,
+            Request::Report { arm, port } => {
+                let reply: ReportReply = match servers.get(&arm) {
+                    None => Err(format!("no arm `{arm}` is served here")),
+                    Some(server) => server
+                        .report_for(port, timeout)
+                        .map(|facts| facts.as_ref().map(WireFacts::from))
+                        .map_err(|e| format!("{e:#}")),
+                };
+                wire::send(&mut writer, &reply)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,146 @@
+//! The control protocol between `collector serve` and `collector run --target`: one
+//! JSON value per line. The client asks for the manifest once, then for the server's
+//! report on each connection it made (keyed by its local port), so both ends are
+//! checked per connection across hosts as on loopback.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use shared::{CertKind, Environment, KxGroup, Mode, Protocol, Resumption};
+
+use crate::arms::{ArmSpec, Fault, Handshake};
+
+/// Bumped when the protocol changes; both ends must agree.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Request {
+    Manifest,
+    Report { arm: String, port: u16 },
+}
+
+/// What the server side offers.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    pub protocol_version: u32,
+    pub environment: Environment,
+    /// Whether the servers run in request/response mode (the client must match).
+    pub request: bool,
+    pub arms: Vec<ServedArm>,
+    /// Each cert kind's leaf (public), so the client can check it on every connection.
+    pub leaves: BTreeMap<CertKind, Vec<u8>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ServedArm {
+    pub id: String,
+    pub port: u16,
+    pub protocol: Protocol,
+    pub mode: Mode,
+    pub resumption: Option<Resumption>,
+    pub cert: Option<CertKind>,
+    pub kx_group: Option<KxGroup>,
+    pub early_data: bool,
+}
+
+impl ServedArm {
+    pub fn new(spec: &ArmSpec, port: u16) -> Self {
+        ServedArm {
+            id: spec.id(),
+            port,
+            protocol: spec.protocol,
+            mode: spec.mode,
+            resumption: spec.resumption,
+            cert: spec.cert,
+            kx_group: spec.kx_group,
+            early_data: spec.early_data,
+        }
+    }
+
+    pub fn spec(&self) -> ArmSpec {
+        ArmSpec {
+            protocol: self.protocol,
+            mode: self.mode,
+            resumption: self.resumption,
+            cert: self.cert,
+            kx_group: self.kx_group,
+            fault: Fault::None,
+            early_data: self.early_data,
+        }
+    }
+}
+
+/// A handshake report on the wire (rustls's enums by their TLS code points).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct WireFacts {
+    /// `full`, `full_with_hello_retry` or `resumed`.
+    pub kind: String,
+    pub protocol: Option<u16>,
+    pub kx_group: Option<u16>,
+    pub cipher_suite: Option<u16>,
+    pub early_data: Option<(bool, bool)>,
+}
+
+impl From<&Handshake> for WireFacts {
+    fn from(h: &Handshake) -> Self {
+        WireFacts {
+            kind: match h.kind {
+                rustls::HandshakeKind::Full => "full",
+                rustls::HandshakeKind::FullWithHelloRetryRequest => "full_with_hello_retry",
+                rustls::HandshakeKind::Resumed => "resumed",
+            }
+            .into(),
+            protocol: h.protocol.map(u16::from),
+            kx_group: h.kx_group.map(u16::from),
+            cipher_suite: h.cipher_suite.map(u16::from),
+            early_data: h.early_data,
+        }
+    }
+}
+
+impl TryFrom<WireFacts> for Handshake {
+    type Error = anyhow::Error;
+    fn try_from(w: WireFacts) -> Result<Self> {
+        Ok(Handshake {
+            kind: match w.kind.as_str() {
+                "full" => rustls::HandshakeKind::Full,
+                "full_with_hello_retry" => rustls::HandshakeKind::FullWithHelloRetryRequest,
+                "resumed" => rustls::HandshakeKind::Resumed,
+                other => bail!("unknown handshake kind `{other}` from the server"),
+            },
+            protocol: w.protocol.map(rustls::ProtocolVersion::from),
+            kx_group: w.kx_group.map(rustls::NamedGroup::from),
+            cipher_suite: w.cipher_suite.map(rustls::CipherSuite::from),
+            expected_cert: None,
+            early_data: w.early_data,
+        })
+    }
+}
+
+/// `Ok(Some(facts))`, `Ok(None)` (plain TCP) or the server's error.
+pub type ReportReply = std::result::Result<Option<WireFacts>, String>;
+
+pub fn send(w: &mut impl Write, value: &impl Serialize) -> Result<()> {
+    let mut line = serde_json::to_vec(value)?;
+    line.push(b'\n');
+    w.write_all(&line)?;
+    w.flush()?;
+    Ok(())
+}
+
+/// Reads one line; None at a clean end of stream.
+pub fn receive<T: for<'de> Deserialize<'de>>(r: &mut impl BufRead) -> Result<Option<T>> {
+    let mut line = String::new();
+    if r.read_line(&mut line)
+        .context("reading the control connection")?
+        == 0
+    {
+        return Ok(None);
+    }
+    serde_json::from_str(&line)
+        .map(Some)
+        .context("a malformed control message")
+}

@@ -1,0 +1,169 @@
+//! Emulated round trips at packet level (network namespaces + TUN delay line, as root):
+//! the textbook round-trip pattern, measured, and nothing left behind.
+
+use std::collections::HashMap;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use e2e::{collector, read_evidence, scratch};
+
+const ARMS: &str = "tcp-connect,tls13-full-ecdsa-p256-x25519,tls13-resumed-stateful-ecdsa-p256-x25519,tls12-full-ecdsa-p256-x25519,tls12-resumed-stateful-ecdsa-p256-x25519,tls13-0rtt-ecdsa-p256-x25519";
+
+fn namespaces_of(pid: u32) -> Vec<String> {
+    let out = Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .expect("ip runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with(&format!("hlab-{pid}-")))
+        .map(str::to_string)
+        .collect()
+}
+
+fn args(dir: &std::path::Path, rtt: &str, samples: &str) -> Vec<String> {
+    [
+        "run",
+        "--no-peers",
+        "--rtt",
+        rtt,
+        "--samples",
+        samples,
+        "--warmup",
+        "2",
+        "--arms",
+        ARMS,
+        "--certs",
+        "ecdsa-p256",
+        "--groups",
+        "x25519",
+        "--no-floor",
+        "--out",
+        dir.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
+    let dir = scratch("rtt-20");
+    let child = collector()
+        .args(args(&dir, "20ms", "8"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out: Output = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        namespaces_of(pid).is_empty(),
+        "namespaces left behind: {:?}",
+        namespaces_of(pid)
+    );
+    let e = read_evidence(&dir);
+    let p50: HashMap<&str, f64> = e
+        .arms
+        .iter()
+        .map(|a| {
+            (
+                a.id.strip_suffix("-rtt20ms").expect("ids carry the RTT"),
+                a.latency_us.unwrap().p50,
+            )
+        })
+        .collect();
+    for a in &e.arms {
+        assert_eq!(a.rtt_ms, Some(20.0));
+        assert!(
+            a.rtt_method.as_deref().unwrap().contains("SYN"),
+            "the method says what it delays"
+        );
+        let measured = a.rtt_measured_ms.unwrap();
+        assert!(
+            (19.0..=24.0).contains(&measured),
+            "{}: path RTT measured {measured} ms",
+            a.id
+        );
+        assert!(
+            a.timed_window.contains("first response byte"),
+            "{}",
+            a.timed_window
+        );
+        assert_eq!(a.error, None, "{}", a.id);
+    }
+    let zero_rtt = e
+        .arms
+        .iter()
+        .find(|a| a.id.starts_with("tls13-0rtt"))
+        .unwrap();
+    let ed = zero_rtt.early_data.expect("early-data counts");
+    assert_eq!((ed.offered, ed.accepted), (8, 8));
+
+    // TTFB over TCP's own TTFB (connect + request/response), in round trips.
+    let rtt_us = 20_000.0;
+    let tcp = p50["tcp-connect"];
+    assert!(
+        (tcp / rtt_us - 2.0).abs() <= 0.4,
+        "TCP TTFB is {} RTT",
+        tcp / rtt_us
+    );
+    for (arm, extra) in [
+        ("tls12-full-ecdsa-p256-x25519", 2.0),
+        ("tls13-full-ecdsa-p256-x25519", 1.0),
+        ("tls12-resumed-stateful-ecdsa-p256-x25519", 1.0),
+        ("tls13-resumed-stateful-ecdsa-p256-x25519", 1.0),
+        ("tls13-0rtt-ecdsa-p256-x25519", 0.0),
+    ] {
+        let got = (p50[arm] - tcp) / rtt_us;
+        assert!(
+            (got - extra).abs() <= 0.4,
+            "{arm}: {got:.2} RTT over TCP, expected {extra}"
+        );
+    }
+}
+
+#[test]
+fn ctrl_c_during_an_rtt_run_removes_the_namespaces() {
+    let dir = scratch("rtt-ctrl-c");
+    let child = collector()
+        .args(args(&dir, "50ms", "200"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until the path exists, then interrupt.
+    let mut seen = false;
+    for _ in 0..100 {
+        if namespaces_of(pid).len() == 2 {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(seen, "the run made its two namespaces");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        namespaces_of(pid).is_empty(),
+        "namespaces left behind: {:?}",
+        namespaces_of(pid)
+    );
+    assert!(!read_evidence(&dir).run.complete);
+}
