@@ -5,7 +5,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{fail, font, label_left_of, label_width, legend, x_ticks, DrawResult, Scale};
+use super::{chars_in, fail, font, label_left_of, label_width, legend, x_ticks};
+use super::{DrawResult, Scale};
 use super::{ERROR, INK, MUTED, P50, P95, P99};
 use crate::data::derive::{NoResult, PercentileBar};
 use crate::data::format::fmt_us;
@@ -109,7 +110,8 @@ pub fn draw_hbars<DB: DrawingBackend>(
         let center = (n - 1 - i) as f64;
         let (lx, ly) = chart.backend_coord(&(x0, center));
         let color = if row.error { ERROR } else { INK };
-        label_left_of(area, &row.label, (lx - s(6.0), ly), color, scale)?;
+        let fits = chars_in(lw - 10.0);
+        label_left_of(area, &row.label, (lx - s(6.0), ly), color, fits, scale)?;
         let k = row.slots.len().max(1) as f64;
         let slot_h = 0.8 / k;
         for (j, slot) in row.slots.iter().enumerate() {
@@ -123,7 +125,7 @@ pub fn draw_hbars<DB: DrawingBackend>(
                     let style = font(12.0, scale)
                         .color(&color)
                         .pos(Pos::new(HPos::Left, VPos::Center));
-                    let text = super::shorten(&why.to_string(), 90);
+                    let text = super::shorten(&why.to_string(), chars_in(css_w - lw - 40.0));
                     area.draw(&Text::new(text, (px + s(4.0), py), style))
                         .map_err(fail)?;
                 }
@@ -307,13 +309,39 @@ mod tests {
                 "0 of 4 connections resumed".into()
             ))]
         );
-        let rec = Recorder::draw(640, 300, |a| draw_percentiles(a, &bars, Scale::Linear, 2.0));
+        let rec = Recorder::draw(1600, 600, |a| {
+            draw_percentiles(a, &bars, Scale::Linear, 2.0)
+        });
         assert!(rec.has_text("ERROR: 0 of 4 connections resumed"));
         assert_eq!(
             rec.filled_rects_of(P50),
             3,
             "the two sound arms and the legend"
         );
+    }
+
+    #[test]
+    fn long_labels_and_messages_fit_a_narrow_chart() {
+        let mut bars = percentile_bars(&sample(), &ArmFilter::default());
+        bars[0].label = "s_time-tls13-reuse-www-ecdsa-p256-x25519-vs-s_server".into();
+        bars[1].no_result = Some(NoResult::Note(format!("rate only: {}", "x".repeat(200))));
+        let rec = Recorder::draw(500, 300, |a| draw_percentiles(a, &bars, Scale::Log, 1.0));
+        let label = rec
+            .texts
+            .iter()
+            .find(|t| t.0.starts_with("s_time-"))
+            .expect("the long label");
+        assert!(
+            label.0.contains('…') && label.0.ends_with("s_server"),
+            "{label:?}"
+        );
+        assert!(label.0.chars().count() as f64 * 6.6 < 500.0 * 0.45);
+        let note = rec
+            .texts
+            .iter()
+            .find(|t| t.0.starts_with("rate only"))
+            .expect("the note");
+        assert!(note.0.chars().count() < 60, "{}", note.0);
     }
 
     #[test]

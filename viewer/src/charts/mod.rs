@@ -168,12 +168,13 @@ pub fn label_left_of<DB: DrawingBackend>(
     text: &str,
     at: (i32, i32),
     color: RGBColor,
+    max_chars: usize,
     scale: f64,
 ) -> DrawResult {
     let style = font(12.0, scale)
         .color(&color)
         .pos(Pos::new(HPos::Right, VPos::Center));
-    area.draw(&Text::new(shorten(text, 60), at, style))
+    area.draw(&Text::new(shorten_middle(text, max_chars), at, style))
         .map_err(fail)
 }
 
@@ -234,10 +235,33 @@ pub fn shorten(text: &str, max: usize) -> String {
     }
 }
 
+/// `text` cut to `max` characters by an ellipsis in the middle, so both ends of an arm
+/// id (`s_time-tls13-…-vs-rustls`) stay readable.
+pub fn shorten_middle(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max || max < 5 {
+        return text.to_string();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let mut s: String = text.chars().take(head).collect();
+    s.push('…');
+    s.extend(text.chars().skip(n - tail));
+    s
+}
+
+/// CSS pixels per character of the 11–12 px labels, for fitting text in a width.
+pub const CHAR_PX: f64 = 7.2;
+
+/// How many label characters fit in `css_px`.
+pub fn chars_in(css_px: f64) -> usize {
+    (css_px / CHAR_PX).max(0.0) as usize
+}
+
 /// Width in CSS pixels to reserve for category labels of these texts.
 pub fn label_width(labels: impl Iterator<Item = usize>, css_width: f64) -> f64 {
     let longest = labels.max().unwrap_or(4).min(60) as f64;
-    (longest * 6.6 + 16.0).clamp(60.0, css_width * 0.5)
+    (longest * CHAR_PX + 16.0).clamp(60.0, css_width * 0.45)
 }
 
 #[cfg(test)]
@@ -295,5 +319,11 @@ mod tests {
     fn long_labels_are_shortened() {
         assert_eq!(shorten("abcdef", 4), "abc…");
         assert_eq!(shorten("abc", 4), "abc");
+        assert_eq!(
+            shorten_middle("s_time-tls13-reuse-www-vs-rustls", 15),
+            "s_time-…-rustls"
+        );
+        assert_eq!(shorten_middle("short", 15), "short");
+        assert_eq!(chars_in(72.0), 10);
     }
 }

@@ -92,7 +92,7 @@ mod tests {
         let mut ev = with_tls12();
         ev.arms[2].error = Some("0 of 4 connections resumed".into());
         let bars = resume_speedups(&ev, &ArmFilter::default());
-        let rec = Recorder::draw(600, 200, |a| draw_speedups(a, &bars, 1.0));
+        let rec = Recorder::draw(1000, 200, |a| draw_speedups(a, &bars, 1.0));
         assert!(!rec.has_text("2.00×"));
         assert!(rec.texts.iter().any(|t| t
             .0
