@@ -1,6 +1,5 @@
 //! The page: state (loaded runs, filters, picks, sort) and the layout of the sections.
 
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
@@ -15,7 +14,7 @@ use super::runs::{Failures, RunColumn, RunList};
 use super::table::ArmTable;
 use crate::charts::Scale;
 use crate::data::derive::{arm_ids, compare_bars, default_cdf_pick, ArmRef};
-use crate::data::filter::{facets_present, ArmFilter, Facet};
+use crate::data::filter::{facets_present, toggle, ArmFilter, Facet};
 use crate::data::load::RunSet;
 use crate::data::table::{arm_rows, sort_rows, Sort, SortKey};
 
@@ -72,7 +71,7 @@ pub fn App() -> Html {
     let scale = use_state(Scale::default);
     let sort = use_state(Sort::default);
     // None: the default pick (first run's full and resumed arm) until the user picks.
-    let picked = use_state(|| None::<BTreeSet<ArmRef>>);
+    let picked = use_state(|| None::<Vec<ArmRef>>);
     let compare_arm = use_state(|| None::<String>);
 
     {
@@ -123,9 +122,7 @@ pub fn App() -> Html {
         let current = current_pick.clone();
         Callback::from(move |r: ArmRef| {
             let mut next = current.clone();
-            if !next.remove(&r) {
-                next.insert(r);
-            }
+            toggle(&mut next, r);
             picked.set(Some(next));
         })
     };

@@ -1,6 +1,5 @@
 //! The latency-distribution section: pick arms, see their CDFs.
 
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -15,7 +14,7 @@ use crate::data::load::RunSet;
 pub struct CdfProps {
     pub runs: Rc<RunSet>,
     pub filter: ArmFilter,
-    pub picked: BTreeSet<ArmRef>,
+    pub picked: Vec<ArmRef>,
     pub on_toggle: Callback<ArmRef>,
     pub scale: Scale,
 }
@@ -46,12 +45,7 @@ pub fn CdfSection(props: &CdfProps) -> Html {
     }
 }
 
-fn pick_box(
-    r: ArmRef,
-    picked: &BTreeSet<ArmRef>,
-    on_toggle: &Callback<ArmRef>,
-    error: bool,
-) -> Html {
+fn pick_box(r: ArmRef, picked: &[ArmRef], on_toggle: &Callback<ArmRef>, error: bool) -> Html {
     let checked = picked.contains(&r);
     let on_toggle = on_toggle.clone();
     let id = r.arm_id.clone();

@@ -1,7 +1,5 @@
 //! The run card: the environment and settings that move numbers (the honesty label).
 
-use std::collections::BTreeSet;
-
 use shared::Evidence;
 
 /// A run's card: `(label, value)` lines in reading order; `more` holds what is long
@@ -25,7 +23,9 @@ pub fn run_card(ev: &Evidence) -> Card {
     };
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
     let load = |l: [f64; 3]| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]);
-    let windows: BTreeSet<&str> = ev.arms.iter().map(|a| a.timed_window.as_str()).collect();
+    let mut windows: Vec<&str> = ev.arms.iter().map(|a| a.timed_window.as_str()).collect();
+    windows.sort_unstable();
+    windows.dedup();
     let mut lines = vec![
         ("host", env.hostname.clone()),
         (

@@ -1,8 +1,6 @@
 //! Series for the charts, derived from evidence: percentile bars, resume speedups, CDFs
 //! and one arm across runs.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use shared::{Arm, ComparisonKind, Evidence, Protocol};
 
 use super::filter::ArmFilter;
@@ -90,12 +88,13 @@ pub fn percentile_bars(ev: &Evidence, filter: &ArmFilter) -> Vec<PercentileBar> 
 
 /// Arm ids in the visible runs that pass the filter, first-seen order.
 pub fn arm_ids(runs: &RunSet, filter: &ArmFilter) -> Vec<String> {
-    let mut seen = BTreeSet::new();
-    runs.visible()
-        .flat_map(|r| r.evidence.arms.iter())
-        .filter(|a| filter.matches(a) && seen.insert(a.id.clone()))
-        .map(|a| a.id.clone())
-        .collect()
+    let mut ids: Vec<String> = Vec::new();
+    for arm in runs.visible().flat_map(|r| r.evidence.arms.iter()) {
+        if filter.matches(arm) && !ids.contains(&arm.id) {
+            ids.push(arm.id.clone());
+        }
+    }
+    ids
 }
 
 /// The arm `arm_id` in each visible run that has it, labelled by run.
@@ -123,14 +122,14 @@ pub struct SpeedupBar {
 /// The `resume_speedup` comparisons of a run whose resumed arm passes the filter,
 /// ordered so that TLS 1.2 sits beside TLS 1.3 for the same cert, group and kind.
 pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
-    let arms: BTreeMap<&str, &Arm> = ev.arms.iter().map(|a| (a.id.as_str(), a)).collect();
+    let arm = |id: &str| ev.arms.iter().find(|a| a.id == id);
     let mut out: Vec<SpeedupBar> = ev
         .comparisons
         .iter()
         .filter(|c| c.kind == ComparisonKind::ResumeSpeedup)
         .filter_map(|c| {
-            let resumed = *arms.get(c.candidate.as_str())?;
-            let full = *arms.get(c.baseline.as_str())?;
+            let resumed = arm(&c.candidate)?;
+            let full = arm(&c.baseline)?;
             if !filter.matches(resumed) {
                 return None;
             }
@@ -159,7 +158,8 @@ pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
             })
         })
         .collect();
-    out.sort_by(|a, b| (&a.group, a.protocol).cmp(&(&b.group, b.protocol)));
+    // Unstable is enough (one comparison per group and protocol) and smaller in wasm.
+    out.sort_unstable_by(|a, b| (&a.group, a.protocol).cmp(&(&b.group, b.protocol)));
     out
 }
 
@@ -174,7 +174,7 @@ pub struct ArmRef {
 /// `max_points` (keeping the first and last) so big runs stay quick to draw.
 pub fn cdf_points(samples: &[f64], max_points: usize) -> Vec<(f64, f64)> {
     let mut sorted: Vec<f64> = samples.iter().copied().filter(|s| s.is_finite()).collect();
-    sorted.sort_by(f64::total_cmp);
+    sorted.sort_unstable_by(f64::total_cmp);
     let n = sorted.len();
     if n == 0 || max_points == 0 {
         return Vec::new();
@@ -199,7 +199,7 @@ pub struct CdfSeries {
 }
 
 /// CDF lines of the picked arms that are in visible runs (at most 400 points each).
-pub fn cdf_series(runs: &RunSet, picked: &BTreeSet<ArmRef>) -> Vec<CdfSeries> {
+pub fn cdf_series(runs: &RunSet, picked: &[ArmRef]) -> Vec<CdfSeries> {
     let several = runs.visible().count() > 1;
     runs.visible()
         .flat_map(|r| r.evidence.arms.iter().map(move |a| (r, a)))
@@ -223,9 +223,9 @@ pub fn cdf_series(runs: &RunSet, picked: &BTreeSet<ArmRef>) -> Vec<CdfSeries> {
 
 /// What the CDF shows before the user picks: the first run's first full and first
 /// resumed TLS arm.
-pub fn default_cdf_pick(runs: &RunSet) -> BTreeSet<ArmRef> {
+pub fn default_cdf_pick(runs: &RunSet) -> Vec<ArmRef> {
     let Some(run) = runs.visible().next() else {
-        return BTreeSet::new();
+        return Vec::new();
     };
     [shared::Mode::Full, shared::Mode::Resumed]
         .into_iter()
@@ -355,7 +355,7 @@ mod tests {
         assert_eq!(series.len(), 2);
         assert!(series[0].label.contains("sample-host"));
         let mut pick_b = pick.clone();
-        pick_b.insert(ArmRef {
+        pick_b.push(ArmRef {
             run_key: b,
             arm_id: "tcp-connect".into(),
         });

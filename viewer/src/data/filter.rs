@@ -1,6 +1,5 @@
 //! Filtering arms by protocol, mode, certificate and key-exchange group.
 
-use std::collections::BTreeSet;
 use std::fmt;
 
 use shared::{Arm, CertKind, KxGroup, Mode, Protocol};
@@ -48,10 +47,11 @@ pub fn facets_of(arm: &Arm) -> Vec<Facet> {
 }
 
 /// Which facet values are switched off; everything else is shown, so values that
-/// appear in a newly loaded run are visible by default.
+/// appear in a newly loaded run are visible by default. (Vectors rather than B-trees
+/// here and in `derive`: a handful of items, and every B-tree type costs wasm size.)
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ArmFilter {
-    off: BTreeSet<Facet>,
+    off: Vec<Facet>,
 }
 
 impl ArmFilter {
@@ -60,9 +60,7 @@ impl ArmFilter {
     }
 
     pub fn toggle(&mut self, facet: Facet) {
-        if !self.off.remove(&facet) {
-            self.off.insert(facet);
-        }
+        toggle(&mut self.off, facet);
     }
 
     /// True when none of the arm's facets is switched off.
@@ -73,12 +71,24 @@ impl ArmFilter {
 
 /// Every facet present in the visible runs, sorted by dimension then value.
 pub fn facets_present(runs: &RunSet) -> Vec<Facet> {
-    let set: BTreeSet<Facet> = runs
+    let mut all: Vec<Facet> = runs
         .visible()
         .flat_map(|r| r.evidence.arms.iter())
         .flat_map(facets_of)
         .collect();
-    set.into_iter().collect()
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// Removes `item` from `set` when present, adds it otherwise.
+pub fn toggle<T: PartialEq>(set: &mut Vec<T>, item: T) {
+    match set.iter().position(|x| *x == item) {
+        Some(i) => {
+            set.remove(i);
+        }
+        None => set.push(item),
+    }
 }
 
 #[cfg(test)]
