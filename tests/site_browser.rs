@@ -84,7 +84,7 @@ fn open(name: &str) -> (MutexGuard<'static, ()>, Server, Browser) {
     let fx = fixture();
     let guard = one_at_a_time();
     let server = Server::start(&fx.www);
-    let browser = Browser::start(profile(name), 1400, 1800);
+    let browser = Browser::start(profile(name), 1400, 1800, &[]);
     browser.goto(&format!("{}site/", server.url));
     browser.wait_for(
         "table rows",
@@ -241,6 +241,109 @@ fn markup_in_a_host_name_shows_as_text() {
 }
 
 #[test]
+fn one_file_opens_by_url() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = Browser::start(profile("by-url"), 1400, 1800, &[]);
+    browser.goto(&format!("{}site/?run=results/xss.json", server.url));
+    let hosts = browser.wait_for(
+        "the one run",
+        "[...document.querySelectorAll('#run-list td.host')].map(td => td.textContent)",
+    );
+    assert_eq!(hosts, json!([XSS_HOST]), "only the file named by ?run=");
+    let errors = browser.exec(
+        "return document.querySelectorAll('#load-errors li').length;",
+        json!([]),
+    );
+    assert_eq!(errors, json!(0), "the index was not loaded");
+}
+
+#[test]
+fn local_files_can_be_added_and_runs_hidden_or_removed() {
+    let (_g, _s, browser) = open("local");
+    let count = |b: &Browser, css: &str| -> u64 {
+        b.exec(
+            &format!("return document.querySelectorAll(\"{css}\").length;"),
+            json!([]),
+        )
+        .as_u64()
+        .unwrap()
+    };
+    let arms = fixture().evidence.arms.len() as u64;
+    assert_eq!(count(&browser, "#run-list tbody tr"), 2);
+    let local = scratch("site-local-file").join("my-run.json");
+    let mut ev = fixture().evidence.clone();
+    ev.environment.hostname = "local-file-host".into();
+    std::fs::write(&local, ev.to_json()).unwrap();
+    browser.send_keys("#file-input", &local.display().to_string());
+    browser.wait_for(
+        "the added file",
+        "document.querySelectorAll('#run-list tbody tr').length == 3",
+    );
+    let sources = browser.exec(
+        "return [...document.querySelectorAll('#run-list code')].map(c => c.textContent);",
+        json!([]),
+    );
+    assert!(
+        sources.as_array().unwrap().contains(&json!("my-run.json")),
+        "{sources}"
+    );
+    assert_eq!(count(&browser, "#arm-table tbody tr"), 3 * arms);
+
+    browser.click("#run-list tbody tr:nth-child(1) button:nth-of-type(1)");
+    browser.wait_for(
+        "the hidden run's rows to go",
+        &format!(
+            "document.querySelectorAll('#arm-table tbody tr').length == {}",
+            2 * arms
+        ),
+    );
+    assert_eq!(
+        count(&browser, "#run-list tbody tr.hidden"),
+        1,
+        "still listed, hidden"
+    );
+    browser.click("#run-list tbody tr:nth-child(2) button:nth-of-type(2)");
+    browser.wait_for(
+        "the removed run to go",
+        "document.querySelectorAll('#run-list tbody tr').length == 2",
+    );
+    assert_eq!(count(&browser, "#arm-table tbody tr"), arms);
+}
+
+#[test]
+fn canvases_are_sharp_on_hidpi_screens() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = Browser::start(
+        profile("hidpi"),
+        1400,
+        1800,
+        &["--force-device-scale-factor=2"],
+    );
+    browser.goto(&format!("{}site/", server.url));
+    browser.wait_for(
+        "charts drawn",
+        "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws",
+    );
+    let sizes = browser.exec(
+        "return [window.devicePixelRatio, [...document.querySelectorAll('canvas')].map(c => \
+         [c.width, c.getBoundingClientRect().width])];",
+        json!([]),
+    );
+    assert_eq!(sizes[0], json!(2), "{sizes}");
+    for pair in sizes[1].as_array().unwrap() {
+        let (pixels, css) = (pair[0].as_f64().unwrap(), pair[1].as_f64().unwrap());
+        assert!(
+            (pixels - 2.0 * css).abs() <= 2.0,
+            "canvas {pixels} px for {css} CSS px"
+        );
+    }
+}
+
+#[test]
 fn a_screenshot_of_the_site_is_written_to_target() {
     let fx = fixture();
     let _g = one_at_a_time();
@@ -291,7 +394,7 @@ fn budgets_are_measured() {
 
     let _g = one_at_a_time();
     let server = Server::start(&dir.join("www"));
-    let browser = Browser::start(profile("budget"), 1400, 1800);
+    let browser = Browser::start(profile("budget"), 1400, 1800, &[]);
     browser.goto(&format!("{}site/", server.url));
     let first = browser.wait_for("the first chart", "document.body.dataset.firstChartMs");
     let rows = browser.wait_for(

@@ -61,8 +61,8 @@ fn free_port() -> u16 {
 
 impl Browser {
     /// Starts chromedriver and a headless Chromium of `width × height` CSS pixels with
-    /// a fresh profile in `profile`.
-    pub fn start(profile: PathBuf, width: u32, height: u32) -> Browser {
+    /// a fresh profile in `profile`; `extra` are more Chromium flags.
+    pub fn start(profile: PathBuf, width: u32, height: u32, extra: &[&str]) -> Browser {
         let temp_before = chromium_temp_dirs();
         let port = free_port();
         let driver = Command::new("chromedriver")
@@ -87,6 +87,7 @@ impl Browser {
         let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
         args.push(format!("--user-data-dir={}", browser.profile.display()));
         args.push(format!("--window-size={width},{height}"));
+        args.extend(extra.iter().map(|s| s.to_string()));
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args},
@@ -182,6 +183,23 @@ impl Browser {
             .as_str()
             .unwrap_or_else(|| panic!("no element {css}"));
         self.session_call("POST", &format!("/element/{id}/click"), Some(json!({})));
+    }
+
+    /// Types `text` into the element matching `css` (for a file input: a file path).
+    pub fn send_keys(&self, css: &str, text: &str) {
+        let found = self.session_call(
+            "POST",
+            "/element",
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        let id = found[ELEMENT_KEY]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}"));
+        self.session_call(
+            "POST",
+            &format!("/element/{id}/value"),
+            Some(json!({ "text": text })),
+        );
     }
 
     /// The text of an open alert dialog, if one is open.
