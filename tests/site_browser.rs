@@ -354,7 +354,7 @@ fn a_screenshot_of_the_site_is_written_to_target() {
         &format!("{}site/", server.url),
         &png,
         1400,
-        2600,
+        4200,
         &profile("screenshot"),
     );
     let bytes = std::fs::read(&png).expect("a screenshot");

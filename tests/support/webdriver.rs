@@ -172,29 +172,28 @@ impl Browser {
         }
     }
 
-    /// Clicks the first element matching `css` the way a user would (WebDriver click).
-    pub fn click(&self, css: &str) {
+    /// The WebDriver id of the first element matching `css`.
+    fn find(&self, css: &str) -> String {
         let found = self.session_call(
             "POST",
             "/element",
             Some(json!({"using": "css selector", "value": css})),
         );
-        let id = found[ELEMENT_KEY]
+        found[ELEMENT_KEY]
             .as_str()
-            .unwrap_or_else(|| panic!("no element {css}"));
+            .unwrap_or_else(|| panic!("no element {css}"))
+            .to_string()
+    }
+
+    /// Clicks the first element matching `css` the way a user would (WebDriver click).
+    pub fn click(&self, css: &str) {
+        let id = self.find(css);
         self.session_call("POST", &format!("/element/{id}/click"), Some(json!({})));
     }
 
     /// Types `text` into the element matching `css` (for a file input: a file path).
     pub fn send_keys(&self, css: &str, text: &str) {
-        let found = self.session_call(
-            "POST",
-            "/element",
-            Some(json!({"using": "css selector", "value": css})),
-        );
-        let id = found[ELEMENT_KEY]
-            .as_str()
-            .unwrap_or_else(|| panic!("no element {css}"));
+        let id = self.find(css);
         self.session_call(
             "POST",
             &format!("/element/{id}/value"),

@@ -342,6 +342,12 @@ mod tests {
             .find(|t| t.0.starts_with("rate only"))
             .expect("the note");
         assert!(note.0.chars().count() < 60, "{}", note.0);
+        let ticks = rec
+            .texts
+            .iter()
+            .filter(|t| t.0.ends_with(" µs") || t.0.ends_with(" ms"))
+            .count();
+        assert!((2..=5).contains(&ticks), "{ticks} tick labels on a 500 px chart");
     }
 
     #[test]

@@ -212,7 +212,20 @@ pub fn x_ticks<DB: DrawingBackend>(
 ) -> DrawResult {
     let y = chart.y_range();
     let style = font(11.0, scale).pos(Pos::new(HPos::Center, VPos::Top));
-    for &t in ticks {
+    // Labels need about 55 CSS px each: on a narrow chart keep every n-th tick.
+    let span = match (ticks.first(), ticks.last()) {
+        (Some(&a), Some(&b)) => (chart.backend_coord(&(b, y.start)).0
+            - chart.backend_coord(&(a, y.start)).0)
+            .abs() as f64,
+        _ => 0.0,
+    };
+    let room = span / scale / (ticks.len().max(2) - 1) as f64;
+    let stride = if room > 0.0 {
+        (55.0 / room).ceil().max(1.0) as usize
+    } else {
+        1
+    };
+    for &t in ticks.iter().step_by(stride) {
         let (px, top) = chart.backend_coord(&(t, y.end));
         let (_, bottom) = chart.backend_coord(&(t, y.start));
         area.draw(&PathElement::new(vec![(px, top), (px, bottom)], GRID))
