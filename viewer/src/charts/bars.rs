@@ -347,7 +347,10 @@ mod tests {
             .iter()
             .filter(|t| t.0.ends_with(" µs") || t.0.ends_with(" ms"))
             .count();
-        assert!((2..=5).contains(&ticks), "{ticks} tick labels on a 500 px chart");
+        assert!(
+            (2..=5).contains(&ticks),
+            "{ticks} tick labels on a 500 px chart"
+        );
     }
 
     #[test]
