@@ -133,7 +133,8 @@ pub fn apply(arm: &mut Arm, primitives: &[Primitive]) {
             us: count as f64 * p.median_us,
         });
     }
-    let floor: f64 = parts.iter().map(|p| p.us).sum();
+    // A fold from +0.0: an empty float sum is -0.0, which would print as "-0".
+    let floor = parts.iter().fold(0.0, |sum, p| sum + p.us);
     arm.crypto_floor_us = Some(floor);
     arm.crypto_floor_parts = parts;
     arm.efficiency = arm
