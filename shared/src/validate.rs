@@ -49,36 +49,41 @@ impl Evidence {
     /// Guarantees on `Ok`: the schema version is [`SCHEMA_VERSION`], every required field
     /// is present with the right type, and [`Evidence::violations`] is empty.
     pub fn from_json(text: &str) -> Result<Evidence, EvidenceError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| EvidenceError::Syntax {
-                line: e.line(),
-                column: e.column(),
-                message: strip_position(&e.to_string()),
-            })?;
-        let object = value.as_object().ok_or_else(|| {
-            EvidenceError::Foreign(format!(
-                "the top level is {}, not an object",
-                json_kind(&value)
-            ))
-        })?;
-        match object.get("schema_version") {
+        // First only what tells whether the file is ours and of which version (this
+        // also checks the JSON syntax), then the typed read straight from the text: no
+        // intermediate `serde_json::Value`, which keeps the viewer's wasm small.
+        let syntax = |e: serde_json::Error| EvidenceError::Syntax {
+            line: e.line(),
+            column: e.column(),
+            message: strip_position(&e.to_string()),
+        };
+        let kind = top_level_kind(text);
+        if kind != "an object" {
+            serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(syntax)?;
+            return Err(EvidenceError::Foreign(format!(
+                "the top level is {kind}, not an object"
+            )));
+        }
+        let probe: Probe = serde_json::from_str(text).map_err(syntax)?;
+        match probe.schema_version {
             None => {
                 return Err(EvidenceError::Foreign(
                     "it has no `schema_version` field".into(),
                 ))
             }
-            Some(v) if v.as_u64() == Some(u64::from(SCHEMA_VERSION)) => {}
+            Some(v) if v.get().trim() == SCHEMA_VERSION.to_string() => {}
             Some(v) => {
                 return Err(EvidenceError::UnknownVersion {
-                    found: v.to_string(),
+                    found: v.get().trim().to_string(),
                     supported: SCHEMA_VERSION,
                 })
             }
         }
+        let mut de = serde_json::Deserializer::from_str(text);
         let evidence: Evidence =
-            serde_path_to_error::deserialize(value).map_err(|e| EvidenceError::Field {
+            serde_path_to_error::deserialize(&mut de).map_err(|e| EvidenceError::Field {
                 path: e.path().to_string(),
-                message: e.inner().to_string(),
+                message: strip_position(&e.inner().to_string()),
             })?;
         let violations = evidence.violations();
         if violations.is_empty() {
@@ -379,15 +384,23 @@ fn check_latency(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
     }
 }
 
-fn json_kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
+/// What a JSON text's top-level value is, from its first character (the text is
+/// known to be valid JSON here).
+fn top_level_kind(text: &str) -> &'static str {
+    match text.trim_start().chars().next() {
+        Some('[') => "an array",
+        Some('"') => "a string",
+        Some('t' | 'f') => "a boolean",
+        Some('n') => "null",
+        Some('{') => "an object",
+        _ => "a number",
     }
+}
+
+/// The fields read before the typed read: whether the file is ours, and its version.
+#[derive(serde::Deserialize)]
+struct Probe {
+    schema_version: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// serde_json appends " at line L column C"; the error carries those separately.

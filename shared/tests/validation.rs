@@ -309,3 +309,18 @@ fn rate_comparisons_name_a_basis_and_sound_rate_arms() {
     let msg = invariant_at(&v, "comparisons[1].baseline");
     assert!(msg.contains("not a rate arm"), "{msg}");
 }
+
+#[test]
+fn empty_or_scalar_files_are_named() {
+    assert!(matches!(
+        Evidence::from_json("").unwrap_err(),
+        EvidenceError::Syntax { .. }
+    ));
+    let err = Evidence::from_json("  \"hello\"").unwrap_err();
+    assert_eq!(
+        err,
+        EvidenceError::Foreign("the top level is a string, not an object".into())
+    );
+    let err = Evidence::from_json("[1, 2").unwrap_err();
+    assert!(matches!(err, EvidenceError::Syntax { .. }), "{err:?}");
+}
