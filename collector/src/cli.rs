@@ -25,6 +25,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size difference between the variants does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the arms and write evidence (DIR/<run-id>.json and DIR/index.json).

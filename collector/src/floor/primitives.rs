@@ -220,7 +220,7 @@ pub fn time_key_exchange(group: KxGroup, ops: usize) -> Result<Vec<Primitive>> {
         |k| {
             agreement::agree_ephemeral(
                 k,
-                &UnparsedPublicKey::new(curve, &peer_public),
+                UnparsedPublicKey::new(curve, &peer_public),
                 anyhow!("agree"),
                 |_| Ok(()),
             )
