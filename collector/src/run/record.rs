@@ -1,0 +1,164 @@
+//! What a run records about itself: identity, timestamps and every setting that moves
+//! a number.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use shared::{CertKind, KxGroup, Settings};
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+use crate::arms::{REQUEST, RESPONSE};
+use crate::certs;
+use crate::cli::RunArgs;
+use crate::measure::{capacity, stats, Plan};
+
+/// Timed operations per primitive for the crypto floor.
+pub const FLOOR_OPS: usize = 300;
+
+/// Where the servers were and what the run measured, beyond the flags.
+pub struct Context<'a> {
+    pub plan: &'a Plan,
+    pub warmup: u64,
+    pub io_timeout: Duration,
+    pub interrupted: bool,
+    pub arms: &'a [shared::Arm],
+    pub certs: &'a [CertKind],
+    pub groups: &'a [KxGroup],
+    /// The servers' address (loopback, the emulated path's server side, or the target).
+    pub bind_address: String,
+}
+
+pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
+    let Context {
+        plan,
+        warmup,
+        io_timeout,
+        interrupted,
+        arms,
+        certs,
+        groups,
+        ..
+    } = *cx;
+    let mut extra = BTreeMap::new();
+    let mut put = |k: &str, v: String| {
+        extra.insert(k.to_string(), v);
+    };
+    put(
+        "build_profile",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
+        .into(),
+    );
+    put("warmup_per_chunk", plan.warmup_per_chunk.to_string());
+    put(
+        "arm_order",
+        "every round visits every arm once, in an order shuffled per round from the seed".into(),
+    );
+    put("certificates", certs::DESCRIPTION.into());
+    put("server_config", "rustls defaults: in-memory session cache of 256, 2 TLS 1.3 tickets per handshake; ticket arms add the aws-lc-rs Ticketer (TLS 1.2 RFC 5077 tickets / TLS 1.3 stateless PSK); no client auth; one server thread per arm, one connection at a time".into());
+    put("client_config", "rustls ClientConfig per arm; full arms: resumption disabled; resumed arms: in-memory cache of 256 sessions, TLS 1.2 session IDs or tickets; SNI localhost; WebPKI verification against the run's CA".into());
+    put("io_timeout_ms", io_timeout.as_millis().to_string());
+    put(
+        "fault",
+        if args.break_resumption {
+            "no-session-store (--break-resumption)"
+        } else {
+            "none"
+        }
+        .into(),
+    );
+    put("matrix", args.matrix.to_string());
+    put(
+        "request_mode",
+        if plan.request {
+            format!("on: the client sends {} request bytes after the handshake (0-RTT arms: as early data) and the timed window ends at the first of the {} response bytes; the server then writes one more byte after its handshake completes, read untimed before the close", REQUEST.len(), RESPONSE.len())
+        } else {
+            "off: the server writes 1 application byte after the handshake, read after the timer"
+                .into()
+        },
+    );
+    if let Some(rtt) = &args.rtt {
+        put(
+            "rtt",
+            format!(
+                "{rtt} (one after the other); method: {}",
+                crate::netem::METHOD
+            ),
+        );
+    }
+    if let Some(target) = &args.target {
+        put("target", format!("collector serve at {target}; server-side handshake reports over its control connection"));
+    }
+    if !args.no_floor {
+        put("crypto_floor", format!("{FLOOR_OPS} timed operations per primitive (RSA-3072/4096 signing: 1/2 and 1/4 of that), median, same aws-lc-rs as the handshakes, after the arms ran; floor = sum along the handshake's critical path"));
+    }
+    if !args.concurrency.is_empty() {
+        put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client", args.concurrency, args.capacity_seconds, capacity::WARMUP_PER_CLIENT));
+    }
+    if interrupted {
+        let done: u64 = arms.iter().map(|a| a.attempted).sum();
+        put(
+            "interrupted",
+            format!("Ctrl-C after {done} timed connections"),
+        );
+    }
+    Settings {
+        samples: plan.samples,
+        warmup,
+        rounds: plan.rounds,
+        tcp_nodelay: true,
+        so_linger_zero: true,
+        bind_address: cx.bind_address.clone(),
+        gap_between_connections_us: 0,
+        app_data_bytes: if plan.request {
+            (RESPONSE.len() + crate::arms::END.len()) as u64
+        } else {
+            1
+        },
+        server_threads: 1,
+        client_threads: 1,
+        clock: "std::time::Instant (CLOCK_MONOTONIC)".into(),
+        percentile_definition: stats::PERCENTILE_DEFINITION.into(),
+        ci_method: stats::CI_METHOD.into(),
+        bootstrap_seed: plan.seed,
+        bootstrap_resamples: args.bootstrap,
+        certs: certs.to_vec(),
+        kx_groups: groups.to_vec(),
+        arms_filter: args.arms.clone(),
+        extra,
+    }
+}
+
+pub fn rfc3339(t: OffsetDateTime) -> String {
+    t.format(&Rfc3339)
+        .unwrap_or_else(|_| t.unix_timestamp().to_string())
+}
+
+/// `20261130T024512Z-<host>-<4 hex>`, safe as a file name.
+pub fn run_id(t: OffsetDateTime, host: &str) -> String {
+    let host: String = host
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    format!(
+        "{:04}{:02}{:02}T{:02}{:02}{:02}Z-{host}-{:04x}",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        fastrand::u16(..)
+    )
+}
