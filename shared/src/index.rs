@@ -10,15 +10,21 @@ pub struct ResultsIndex {
     pub runs: Vec<IndexEntry>,
 }
 
-/// One evidence file in the folder.
+/// One evidence file in the folder. Only `file` is needed to load it; the rest is a
+/// preview, read leniently (empty / false when absent) so hand-written indexes and the
+/// ones `cargo xtask site` completes from unreadable files still load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct IndexEntry {
     /// File name relative to the index (e.g. `20261130T024512Z-labbox-3f9a.json`).
     pub file: String,
+    #[serde(default)]
     pub run_id: String,
+    #[serde(default)]
     pub host: String,
     /// RFC 3339 UTC.
+    #[serde(default)]
     pub started_at: String,
+    #[serde(default)]
     pub complete: bool,
 }
 

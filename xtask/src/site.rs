@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use viewer::data::index::{IndexEntry, RunIndex};
+use viewer::data::index::{index_json, parse_index, IndexEntry, ResultsIndex};
 
 use crate::tools::{root, step};
 use crate::wasm;
@@ -87,11 +87,11 @@ fn prepare_out(out: &Path) -> Result<()> {
 /// Copies every evidence file (`*.json` except `index.json`) and writes the site's index:
 /// the order and previews of `results/index.json` when it exists, then any file it does
 /// not list. Files are copied as they are: a broken one is shown broken by the viewer.
-fn copy_results(from: &Path, to: &Path) -> Result<RunIndex> {
+fn copy_results(from: &Path, to: &Path) -> Result<ResultsIndex> {
     let listed = match std::fs::read_to_string(from.join("index.json")) {
-        Ok(text) => RunIndex::from_json(&text)
+        Ok(text) => parse_index(&text)
             .map_err(|e| anyhow::anyhow!("{}: {e}", from.join("index.json").display()))?,
-        Err(_) => RunIndex::default(),
+        Err(_) => ResultsIndex::default(),
     };
     let mut files: Vec<String> = std::fs::read_dir(from)
         .with_context(|| format!("could not read {}", from.display()))?
@@ -101,7 +101,7 @@ fn copy_results(from: &Path, to: &Path) -> Result<RunIndex> {
         .filter(|n| n.ends_with(".json") && n != "index.json")
         .collect();
     files.sort();
-    let mut index = RunIndex::default();
+    let mut index = ResultsIndex::default();
     for entry in listed.runs {
         if files.contains(&entry.file) {
             index.runs.push(entry);
@@ -124,7 +124,7 @@ fn copy_results(from: &Path, to: &Path) -> Result<RunIndex> {
         std::fs::copy(from.join(&entry.file), to.join(&entry.file))
             .with_context(|| format!("could not copy {}", entry.file))?;
     }
-    std::fs::write(to.join("index.json"), index.to_json())
+    std::fs::write(to.join("index.json"), index_json(&index))
         .context("could not write results/index.json")?;
     Ok(index)
 }
@@ -140,12 +140,16 @@ fn preview(path: &Path) -> IndexEntry {
             .pointer(ptr)
             .and_then(|v| v.as_str())
             .map(String::from)
+            .unwrap_or_default()
     };
     IndexEntry {
         file: String::new(),
         run_id: text("/run/id"),
         host: text("/environment/hostname"),
         started_at: text("/run/started_at"),
-        complete: value.pointer("/run/complete").and_then(|v| v.as_bool()),
+        complete: value
+            .pointer("/run/complete")
+            .and_then(|v| v.as_bool())
+            .unwrap_or_default(),
     }
 }

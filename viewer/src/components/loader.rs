@@ -9,7 +9,7 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{DragEvent, File, FileList, HtmlInputElement};
 use yew::prelude::*;
 
-use crate::data::index::{check_relative, entry_url, RunIndex, DEFAULT_INDEX_URL};
+use crate::data::index::{check_relative, entry_url, parse_index, DEFAULT_INDEX_URL};
 
 /// A source (URL or file name) and its text, or why it could not be read.
 pub type Fetched = (String, Result<String, String>);
@@ -62,7 +62,7 @@ async fn start_urls() -> Result<Vec<Result<String, Fetched>>, Fetched> {
     }
     let index = fetch_text(DEFAULT_INDEX_URL)
         .await
-        .and_then(|text| RunIndex::from_json(&text))
+        .and_then(|text| parse_index(&text))
         .map_err(|e| (DEFAULT_INDEX_URL.to_string(), Err(e)))?;
     Ok(index
         .runs

@@ -1,8 +1,8 @@
-//! Filtering arms by protocol, mode, certificate and key-exchange group.
+//! Filtering arms by protocol, mode, certificate, key-exchange group and stack.
 
 use std::fmt;
 
-use shared::{Arm, CertKind, KxGroup, Mode, Protocol};
+use shared::{Arm, CertKind, KxGroup, Mode, Protocol, Stack};
 
 use super::load::RunSet;
 
@@ -13,6 +13,8 @@ pub enum Facet {
     Mode(Mode),
     Cert(CertKind),
     Group(KxGroup),
+    /// The stack under test (`arm.stack`).
+    Stack(Stack),
 }
 
 impl Facet {
@@ -23,6 +25,7 @@ impl Facet {
             Facet::Mode(_) => "mode",
             Facet::Cert(_) => "cert",
             Facet::Group(_) => "group",
+            Facet::Stack(_) => "stack",
         }
     }
 }
@@ -34,6 +37,7 @@ impl fmt::Display for Facet {
             Facet::Mode(v) => v.fmt(f),
             Facet::Cert(v) => v.fmt(f),
             Facet::Group(v) => v.fmt(f),
+            Facet::Stack(v) => v.fmt(f),
         }
     }
 }
@@ -43,6 +47,7 @@ pub fn facets_of(arm: &Arm) -> Vec<Facet> {
     let mut out = vec![Facet::Protocol(arm.protocol), Facet::Mode(arm.mode)];
     out.extend(arm.cert.map(Facet::Cert));
     out.extend(arm.kx_group.map(Facet::Group));
+    out.push(Facet::Stack(arm.stack));
     out
 }
 
@@ -134,6 +139,8 @@ mod tests {
                 Facet::Mode(Mode::Resumed),
                 Facet::Cert(CertKind::EcdsaP256),
                 Facet::Group(KxGroup::X25519),
+                Facet::Stack(Stack::Rustls),
+                Facet::Stack(Stack::KernelTcp),
             ]
         );
         assert_eq!(facets[0].dimension(), "protocol");

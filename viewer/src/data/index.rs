@@ -4,50 +4,27 @@
 //! `{"runs": [{"file": "<run-id>.json", "run_id": "...", "host": "...", "started_at": "...",
 //! "complete": true}]}`, with `file` relative to the index.
 
-use serde::{Deserialize, Serialize};
+pub use shared::{IndexEntry, ResultsIndex};
 
 /// Where the viewer looks for the index when no `?run=` is given (relative to the page).
 pub const DEFAULT_INDEX_URL: &str = "results/index.json";
 
-/// The index of a results folder.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct RunIndex {
-    pub runs: Vec<IndexEntry>,
+/// Parses an index; the error says where the text stops being a run index.
+pub fn parse_index(text: &str) -> Result<ResultsIndex, String> {
+    serde_json::from_str(text).map_err(|e| {
+        let message = e.to_string();
+        let message = message.split(" at line ").next().unwrap_or_default();
+        format!(
+            "not a run index (line {}, column {}): {message}",
+            e.line(),
+            e.column()
+        )
+    })
 }
 
-/// One evidence file listed in an index. Only `file` is needed to load it; the rest
-/// is a preview the collector writes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IndexEntry {
-    pub file: String,
-    #[serde(default)]
-    pub run_id: Option<String>,
-    #[serde(default)]
-    pub host: Option<String>,
-    #[serde(default)]
-    pub started_at: Option<String>,
-    #[serde(default)]
-    pub complete: Option<bool>,
-}
-
-impl RunIndex {
-    /// Parses an index; the error says where the text stops being a run index.
-    pub fn from_json(text: &str) -> Result<RunIndex, String> {
-        serde_json::from_str(text).map_err(|e| {
-            let message = e.to_string();
-            let message = message.split(" at line ").next().unwrap_or_default();
-            format!(
-                "not a run index (line {}, column {}): {message}",
-                e.line(),
-                e.column()
-            )
-        })
-    }
-
-    /// Serializes as pretty JSON (what `cargo xtask site` writes).
-    pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|_| "{\"runs\": []}".into())
-    }
+/// Serializes an index as pretty JSON (what `cargo xtask site` writes).
+pub fn index_json(index: &ResultsIndex) -> String {
+    serde_json::to_string_pretty(index).unwrap_or_else(|_| "{\"runs\": []}".into())
 }
 
 /// Checks that `url` is a relative reference that stays on the site (no scheme, no
@@ -90,19 +67,23 @@ mod tests {
     fn parses_the_collector_index_format() {
         let text = r#"{"runs": [{"file": "a.json", "run_id": "a", "host": "h",
             "started_at": "2026-11-30T00:00:00Z", "complete": true}, {"file": "b.json"}]}"#;
-        let index = RunIndex::from_json(text).unwrap();
+        let index = parse_index(text).unwrap();
         assert_eq!(index.runs.len(), 2);
-        assert_eq!(index.runs[0].host.as_deref(), Some("h"));
-        assert_eq!(index.runs[1].complete, None);
-        assert_eq!(RunIndex::from_json(&index.to_json()).unwrap(), index);
+        assert_eq!(index.runs[0].host, "h");
+        assert!(index.runs[0].complete);
+        assert_eq!(
+            (index.runs[1].host.as_str(), index.runs[1].complete),
+            ("", false)
+        );
+        assert_eq!(parse_index(&index_json(&index)).unwrap(), index);
     }
 
     #[test]
     fn index_errors_name_line_and_column() {
-        let err = RunIndex::from_json("{\"runs\": [\n  {\"nofile\": 1}]}").unwrap_err();
+        let err = parse_index("{\"runs\": [\n  {\"nofile\": 1}]}").unwrap_err();
         assert!(err.starts_with("not a run index (line 2"), "{err}");
         assert!(err.contains("missing field `file`"), "{err}");
-        let err = RunIndex::from_json("{\"runs\": []} trailing").unwrap_err();
+        let err = parse_index("{\"runs\": []} trailing").unwrap_err();
         assert!(err.contains("trailing"), "{err}");
     }
 

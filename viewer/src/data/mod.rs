@@ -7,6 +7,9 @@ pub mod filter;
 pub mod format;
 pub mod index;
 pub mod load;
+pub mod matrix;
+pub mod series;
+pub mod stacks;
 pub mod table;
 
 #[cfg(test)]

@@ -1,0 +1,293 @@
+//! The stacks view: the same handshake by different implementations (rustls, Python's
+//! `ssl`, a rustls client against `openssl s_server`, `openssl s_time`), each beside its
+//! own TCP connect, and each stack's resume speedups with `s_time`'s rate ratios.
+
+use shared::{Arm, ComparisonKind, Evidence, Mode, Protocol, RateBasis, Stack};
+
+use super::derive::{no_result, NoResult};
+use super::filter::ArmFilter;
+
+/// `rustls`, or `client → server` when the two ends differ.
+pub fn stack_pair(arm: &Arm) -> String {
+    if arm.client_stack == arm.server_stack {
+        arm.client_stack.to_string()
+    } else {
+        format!("{} → {}", arm.client_stack, arm.server_stack)
+    }
+}
+
+/// Arms measured on plain loopback, one connection at a time (no RTT, no capacity load).
+fn on_loopback(arm: &Arm) -> bool {
+    arm.rtt_ms.is_none() && arm.capacity.is_none()
+}
+
+/// A full handshake of one stack beside a TCP connect.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackLatency {
+    pub stack: String,
+    pub arm: String,
+    /// p50 of the full handshake in µs, with its 95% CI; `None` with `no_result`.
+    pub full_p50: Option<f64>,
+    pub full_ci: Option<[f64; 2]>,
+    /// The TCP arm shown beside it and its p50 (µs).
+    pub tcp_arm: Option<String>,
+    pub tcp_p50: Option<f64>,
+    pub no_result: Option<NoResult>,
+}
+
+/// The stack's own TCP connect arm (same `stack`), else the kernel's plain one.
+fn tcp_for<'a>(ev: &'a Evidence, arm: &Arm) -> Option<&'a Arm> {
+    let tcp = || {
+        ev.arms
+            .iter()
+            .filter(|a| a.protocol == Protocol::Tcp && on_loopback(a))
+    };
+    tcp()
+        .find(|a| a.stack == arm.stack)
+        .or_else(|| tcp().find(|a| a.stack == Stack::KernelTcp))
+}
+
+/// Full-handshake rows of every stack with latencies (rate-only tools are in the speedups),
+/// grouped by stack (evidence order within a stack).
+/// Empty unless the run has more than one stack: then the percentile chart says it all.
+pub fn stack_latencies(ev: &Evidence, filter: &ArmFilter) -> Vec<StackLatency> {
+    let full: Vec<&Arm> = ev
+        .arms
+        .iter()
+        .filter(|a| a.mode == Mode::Full && a.rate.is_none())
+        .filter(|a| on_loopback(a) && filter.matches(a))
+        .collect();
+    let mut stacks: Vec<String> = full.iter().map(|a| stack_pair(a)).collect();
+    stacks.sort_unstable();
+    stacks.dedup();
+    if stacks.len() < 2 {
+        return Vec::new();
+    }
+    let mut out: Vec<StackLatency> = full
+        .into_iter()
+        .map(|a| {
+            let tcp = tcp_for(ev, a).filter(|t| no_result(t).is_none());
+            let why = no_result(a);
+            let sound = why.is_none();
+            StackLatency {
+                stack: stack_pair(a),
+                arm: a.id.clone(),
+                full_p50: a.latency_us.map(|l| l.p50).filter(|_| sound),
+                full_ci: a.p50_ci95_us.filter(|_| sound),
+                tcp_arm: tcp.map(|t| t.id.clone()),
+                tcp_p50: tcp.and_then(|t| t.latency_us).map(|l| l.p50),
+                no_result: why,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.stack.cmp(&b.stack));
+    out
+}
+
+/// A ratio with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ratio {
+    pub value: f64,
+    pub ci: [f64; 2],
+}
+
+/// One resumed (or reusing) arm of a stack: its latency speedup and/or its rate
+/// speedups, or why there is no speedup.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackSpeedup {
+    pub stack: String,
+    /// The resumed / reusing arm.
+    pub arm: String,
+    /// `p50(full) / p50(resumed)`.
+    pub latency: Option<Ratio>,
+    /// `rate(reuse) / rate(new)` per second of wall time and of user CPU.
+    pub rate_real: Option<Ratio>,
+    pub rate_user: Option<Ratio>,
+    /// Set when either arm has no result, or the arm reproduces a known pitfall and did
+    /// not resume: then no ratio is shown.
+    pub no_speedup: Option<NoResult>,
+}
+
+/// "did not resume" and why, for an arm that reproduces a known pitfall.
+pub fn did_not_resume(arm: &Arm) -> Option<NoResult> {
+    let pitfall = arm.known_pitfall.as_ref()?;
+    Some(NoResult::Error(format!("did not resume ({pitfall})")))
+}
+
+/// Resume speedups of every stack: latency ratios and rate ratios per resumed arm, plus
+/// the arms that reproduce a known pitfall (never a speedup). Empty for a rustls-only run.
+pub fn stack_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<StackSpeedup> {
+    let arm = |id: &str| ev.arms.iter().find(|a| a.id == id);
+    let mut out: Vec<StackSpeedup> = Vec::new();
+    for c in &ev.comparisons {
+        let kind = c.kind;
+        if kind != ComparisonKind::ResumeSpeedup && kind != ComparisonKind::ResumeRateSpeedup {
+            continue;
+        }
+        let (Some(resumed), Some(base)) = (arm(&c.candidate), arm(&c.baseline)) else {
+            continue;
+        };
+        if !on_loopback(resumed) || !filter.matches(resumed) {
+            continue;
+        }
+        let i = match out.iter().position(|s| s.arm == resumed.id) {
+            Some(i) => i,
+            None => {
+                let why = did_not_resume(resumed).or_else(|| {
+                    [resumed, base].into_iter().find_map(|a| {
+                        // A rate-only arm has no latencies, which is not a failure here.
+                        no_result(a)
+                            .filter(NoResult::is_error)
+                            .map(|e| NoResult::Error(format!("{}: {e}", a.id)))
+                    })
+                });
+                out.push(StackSpeedup {
+                    stack: stack_pair(resumed),
+                    arm: resumed.id.clone(),
+                    latency: None,
+                    rate_real: None,
+                    rate_user: None,
+                    no_speedup: why,
+                });
+                out.len() - 1
+            }
+        };
+        let row = &mut out[i];
+        let ratio = Some(Ratio {
+            value: c.p50_ratio,
+            ci: c.ci95,
+        });
+        match (kind, c.basis) {
+            (ComparisonKind::ResumeSpeedup, _) => row.latency = ratio,
+            (_, Some(RateBasis::PerUserS)) => row.rate_user = ratio,
+            _ => row.rate_real = ratio,
+        }
+    }
+    for a in ev
+        .arms
+        .iter()
+        .filter(|a| on_loopback(a) && filter.matches(a))
+    {
+        if let Some(why) = did_not_resume(a) {
+            if !out.iter().any(|s| s.arm == a.id) {
+                out.push(StackSpeedup {
+                    stack: stack_pair(a),
+                    arm: a.id.clone(),
+                    latency: None,
+                    rate_real: None,
+                    rate_user: None,
+                    no_speedup: Some(why),
+                });
+            }
+        }
+    }
+    for row in out.iter_mut().filter(|r| r.no_speedup.is_some()) {
+        (row.latency, row.rate_real, row.rate_user) = (None, None, None);
+    }
+    let mut stacks: Vec<&str> = out.iter().map(|s| s.stack.as_str()).collect();
+    stacks.sort_unstable();
+    stacks.dedup();
+    if stacks.len() < 2 {
+        return Vec::new();
+    }
+    out.sort_by(|a, b| a.stack.cmp(&b.stack));
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::data::filter::Facet;
+    use crate::data::testdata::{sample, with_peers};
+
+    #[test]
+    fn a_rustls_only_run_has_no_stacks_view() {
+        let ev = sample();
+        assert!(stack_latencies(&ev, &ArmFilter::default()).is_empty());
+        assert!(stack_speedups(&ev, &ArmFilter::default()).is_empty());
+    }
+
+    #[test]
+    fn each_stack_sits_beside_its_own_tcp_connect() {
+        let ev = with_peers();
+        let rows = stack_latencies(&ev, &ArmFilter::default());
+        let got: Vec<(&str, &str, Option<&str>)> = rows
+            .iter()
+            .map(|r| (r.stack.as_str(), r.arm.as_str(), r.tcp_arm.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "python-ssl",
+                    "python-tls13-full",
+                    Some("python-tcp-connect")
+                ),
+                (
+                    "rustls",
+                    "tls13-full-ecdsa-p256-x25519",
+                    Some("tcp-connect")
+                ),
+                (
+                    "rustls → openssl-s_server",
+                    "rustls-vs-s_server-tls13-full",
+                    Some("tcp-connect")
+                ),
+            ]
+        );
+        let py = &ev
+            .arms
+            .iter()
+            .find(|a| a.id == "python-tls13-full")
+            .unwrap();
+        assert_eq!(rows[0].full_p50, py.latency_us.map(|l| l.p50));
+        let mut f = ArmFilter::default();
+        f.toggle(Facet::Stack(Stack::PythonSsl));
+        assert_eq!(stack_latencies(&ev, &f).len(), 2);
+    }
+
+    #[test]
+    fn rate_ratios_sit_beside_latency_ratios_and_the_pitfall_never_speeds_up() {
+        let ev = with_peers();
+        let rows = stack_speedups(&ev, &ArmFilter::default());
+        let by = |id: &str| rows.iter().find(|r| r.arm == id).expect(id);
+        let reuse = by("s_time-tls12-reuse-vs-s_server");
+        assert_eq!(reuse.rate_real.map(|r| r.value), Some(4.0));
+        assert_eq!(reuse.rate_user.map(|r| r.value), Some(6.0));
+        assert_eq!(reuse.latency, None);
+        assert_eq!(
+            by("tls13-resumed-ticket-ecdsa-p256-x25519")
+                .latency
+                .map(|r| r.value),
+            Some(2.0)
+        );
+        let pit = by("s_time-tls13-reuse-vs-s_server");
+        assert!(pit.latency.is_none() && pit.rate_real.is_none() && pit.rate_user.is_none());
+        let why = pit.no_speedup.as_ref().unwrap().to_string();
+        assert!(why.contains("did not resume"), "{why}");
+    }
+
+    #[test]
+    fn an_error_arm_gives_no_ratio() {
+        let mut ev = with_peers();
+        let i = ev
+            .arms
+            .iter()
+            .position(|a| a.id == "tls13-resumed-ticket-ecdsa-p256-x25519")
+            .unwrap();
+        ev.arms[i].error = Some("0 of 4 resumed".into());
+        let rows = stack_speedups(&ev, &ArmFilter::default());
+        let row = rows.iter().find(|r| r.arm == ev.arms[i].id).unwrap();
+        assert_eq!(row.latency, None);
+        assert!(row
+            .no_speedup
+            .as_ref()
+            .unwrap()
+            .to_string()
+            .contains("0 of 4"));
+        let lat = stack_latencies(&ev, &ArmFilter::default());
+        assert!(lat
+            .iter()
+            .all(|r| r.full_p50.is_some() == r.no_result.is_none()));
+    }
+}
