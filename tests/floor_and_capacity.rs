@@ -1,37 +1,26 @@
 //! Crypto floor, the post-quantum hybrid, and capacity under concurrency, with the real
 //! collector binary.
 
-use std::process::Output;
-
-use e2e::{collector, read_evidence, scratch};
+use e2e::{run_ok, scratch};
 use shared::{Mode, Protocol, Side};
-
-fn run(args: &[&str]) -> Output {
-    collector().args(args).output().expect("collector runs")
-}
 
 #[test]
 fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
     let dir = scratch("floor-pq");
-    let out = run(&[
-        "run",
-        "--no-peers",
-        "--quick",
-        "--samples",
-        "40",
-        "--certs",
-        "ed25519",
-        "--groups",
-        "x25519mlkem768,x25519",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let e = run_ok(
+        &[
+            "run",
+            "--no-peers",
+            "--quick",
+            "--samples",
+            "40",
+            "--certs",
+            "ed25519",
+            "--groups",
+            "x25519mlkem768,x25519",
+        ],
+        &dir,
     );
-    let e = read_evidence(&dir);
     let names: Vec<&str> = e.primitives.iter().map(|p| p.name.as_str()).collect();
     for needed in [
         "ed25519-sign",
@@ -132,27 +121,22 @@ fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
 #[test]
 fn concurrency_two_completes_without_failures() {
     let dir = scratch("capacity");
-    let out = run(&[
-        "run",
-        "--no-peers",
-        "--quick",
-        "--arms",
-        "tcp",
-        "--certs",
-        "ecdsa-p256",
-        "--concurrency",
-        "2",
-        "--capacity-seconds",
-        "2",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let e = run_ok(
+        &[
+            "run",
+            "--no-peers",
+            "--quick",
+            "--arms",
+            "tcp",
+            "--certs",
+            "ecdsa-p256",
+            "--concurrency",
+            "2",
+            "--capacity-seconds",
+            "2",
+        ],
+        &dir,
     );
-    let e = read_evidence(&dir);
     let cap: Vec<_> = e.arms.iter().filter(|a| a.capacity.is_some()).collect();
     assert_eq!(cap.len(), 2, "full and resumed at N=2");
     for a in cap {

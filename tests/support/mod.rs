@@ -69,6 +69,23 @@ pub fn read_evidence(dir: &Path) -> shared::Evidence {
         .unwrap_or_else(|e| panic!("{} does not validate: {e}", file.display()))
 }
 
+/// Runs the collector with `args` plus `--out dir`, requires success, and returns the
+/// evidence it wrote (validated).
+pub fn run_ok(args: &[&str], dir: &Path) -> shared::Evidence {
+    let out = collector()
+        .args(args)
+        .arg("--out")
+        .arg(dir)
+        .output()
+        .expect("collector runs");
+    assert!(
+        out.status.success(),
+        "collector {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    read_evidence(dir)
+}
+
 /// Sends SIGINT (what Ctrl-C sends) to `child` and waits for it to end.
 pub fn interrupt(child: std::process::Child) -> std::process::Output {
     let sent = Command::new("kill")
