@@ -20,6 +20,8 @@ pub enum Slot {
         ci: Option<[f64; 2]>,
         /// Written right of the bar (e.g. `2.05×`).
         note: Option<String>,
+        /// A value marked by a dark tick across the bar (e.g. the crypto floor).
+        marker: Option<f64>,
     },
     /// Drawn as text in place of a bar (red for errors): these numbers are not results.
     NoResult(NoResult),
@@ -134,6 +136,7 @@ pub fn draw_hbars<DB: DrawingBackend>(
                     color,
                     ci,
                     note,
+                    marker,
                 } => {
                     let v = to_x(*value);
                     chart
@@ -144,6 +147,10 @@ pub fn draw_hbars<DB: DrawingBackend>(
                         .map_err(fail)?;
                     if let Some([lo, hi]) = ci {
                         whisker(&mut chart, to_x(*lo), to_x(*hi), y, half, scale)?;
+                    }
+                    if let Some(m) = marker.filter(|m| m.is_finite() && *m > 0.0) {
+                        let m = to_x(m);
+                        whisker(&mut chart, m, m, y, half * 1.3, 2.0 * scale)?;
                     }
                     if let Some(note) = note {
                         let end = ci.map_or(v, |c| v.max(to_x(c[1])));
@@ -222,18 +229,21 @@ pub fn percentile_rows(bars: &[PercentileBar]) -> Vec<Row> {
                         color: P50,
                         ci: b.p50_ci,
                         note: None,
+                        marker: b.floor,
                     },
                     Slot::Bar {
                         value: p95,
                         color: P95,
                         ci: None,
                         note: None,
+                        marker: None,
                     },
                     Slot::Bar {
                         value: p99,
                         color: P99,
                         ci: None,
                         note: None,
+                        marker: None,
                     },
                 ],
             };
@@ -266,7 +276,12 @@ pub fn draw_percentiles<DB: DrawingBackend>(
         area,
         &percentile_rows(bars),
         &axis,
-        &[("p50", P50), ("p95", P95), ("p99", P99)],
+        &[
+            ("p50", P50),
+            ("p95", P95),
+            ("p99", P99),
+            ("tick: crypto floor", INK),
+        ],
         scale,
     )
 }
@@ -295,6 +310,17 @@ mod tests {
         assert!(rec.filled_rects_of(P50) >= 3);
         assert!(rec.filled_rects_of(P99) >= 3);
         assert!(!rec.texts.iter().any(|t| t.0.starts_with("ERROR")));
+    }
+
+    #[test]
+    fn the_crypto_floor_is_a_tick_on_the_p50_bar() {
+        let mut bars = percentile_bars(&sample(), &ArmFilter::default());
+        let without = Recorder::draw(640, 300, |a| draw_percentiles(a, &bars, Scale::Log, 1.0));
+        bars[1].floor = Some(100.0);
+        let rows = percentile_rows(&bars);
+        assert!(matches!(rows[1].slots[0], Slot::Bar { marker: Some(m), .. } if m == 100.0));
+        let with = Recorder::draw(640, 300, |a| draw_percentiles(a, &bars, Scale::Log, 1.0));
+        assert!(with.paths > without.paths, "the floor tick is drawn");
     }
 
     #[test]

@@ -3,9 +3,10 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::bars::no_data;
-use super::{fail, font, DrawResult, Scale, ERROR, GRID, PALETTE};
+use super::lines::{draw_lines, Axes, Drawn};
+use super::{DrawResult, Scale};
 use crate::data::derive::{CdfSeries, NoResult};
+use crate::data::series::{Line, Point};
 
 pub fn draw_cdf<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -13,81 +14,44 @@ pub fn draw_cdf<DB: DrawingBackend>(
     value_scale: Scale,
     scale: f64,
 ) -> DrawResult {
-    let s = |v: f64| (v * scale).round() as i32;
-    area.fill(&WHITE).map_err(fail)?;
-    let all = || series.iter().flat_map(|c| c.points.iter().map(|p| p.0));
-    if all().next().is_none() {
-        return no_data(area, scale);
-    }
-    let lo = all().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
-    let hi = all().fold(f64::NEG_INFINITY, f64::max);
-    let x_range = value_scale.range(lo, hi);
-    let mut chart = ChartBuilder::on(area)
-        .margin(s(12.0))
-        .x_label_area_size(s(40.0))
-        .y_label_area_size(s(52.0))
-        .build_cartesian_2d(x_range.clone(), 0.0..1.0)
-        .map_err(fail)?;
-    let blank = |_: &f64| String::new();
-    let pct = |v: &f64| format!("{:.0}%", v * 100.0);
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(2)
-        .x_label_formatter(&blank)
-        .set_tick_mark_size(LabelAreaPosition::Bottom, 0)
-        .y_labels(6)
-        .y_label_formatter(&pct)
-        .x_desc(format!("latency (µs/ms, {})", value_scale.describe()))
-        .y_desc("samples ≤ latency")
-        .label_style(font(11.0, scale))
-        .axis_desc_style(font(12.0, scale))
-        .light_line_style(GRID.mix(0.4))
-        .bold_line_style(GRID)
-        .draw()
-        .map_err(fail)?;
-    let tick = |a: f64| value_scale.latency_label(a);
-    super::x_ticks(area, &chart, &value_scale.ticks(&x_range), &tick, scale)?;
-    let width = (2.0 * scale).round().max(1.0) as u32;
-    for (i, c) in series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let points: Vec<(f64, f64)> = c
-            .points
-            .iter()
-            .map(|&(x, y)| (value_scale.to_axis(x).clamp(x_range.start, x_range.end), y))
-            .collect();
-        let label = match &c.no_result {
-            Some(why) => format!("{} — {why}", c.label),
-            None => c.label.clone(),
-        };
-        let style = ShapeStyle::from(color).stroke_width(width);
-        chart
-            .draw_series(LineSeries::new(points, style))
-            .map_err(fail)?
-            .label(super::shorten(&label, 90))
-            .legend(move |(x, y)| {
-                PathElement::new(
-                    vec![(x, y), (x + 18, y)],
-                    ShapeStyle::from(color).stroke_width(width),
-                )
-            });
-    }
-    let has_error = series
+    let lines: Vec<Line> = series
         .iter()
-        .any(|c| c.no_result.as_ref().is_some_and(NoResult::is_error));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font(font(11.0, scale).color(if has_error { &ERROR } else { &super::INK }))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GRID)
-        .draw()
-        .map_err(fail)?;
-    area.present().map_err(fail)
+        .map(|c| Line {
+            label: match &c.no_result {
+                Some(why) => format!("{} — {why}", c.label),
+                None => c.label.clone(),
+            },
+            points: c
+                .points
+                .iter()
+                .map(|&(x, y)| Point { x, y, spread: None })
+                .collect(),
+        })
+        .collect();
+    let drawn: Vec<Drawn<'_>> = lines
+        .iter()
+        .zip(series)
+        .map(|(line, c)| Drawn {
+            line,
+            error: c.no_result.as_ref().is_some_and(NoResult::is_error),
+        })
+        .collect();
+    let axes = Axes {
+        x_scale: value_scale,
+        x_desc: format!("latency (µs/ms, {})", value_scale.describe()),
+        y_desc: "samples ≤ latency",
+        x_tick: &|a| value_scale.latency_label(a),
+        y_tick: &|v| format!("{:.0}%", v * 100.0),
+        y_range: Some([0.0, 1.0]),
+        guides: Vec::new(),
+        markers: false,
+        legend_at: SeriesLabelPosition::LowerRight,
+    };
+    draw_lines(area, &drawn, &axes, scale)
 }
 
 /// CSS height of the CDF chart.
-pub const HEIGHT: u32 = 340;
+pub const HEIGHT: u32 = super::lines::HEIGHT;
 
 #[cfg(test)]
 mod tests {

@@ -5,9 +5,12 @@
 //! Sizes are given in CSS pixels and multiplied by `scale` (the device pixel ratio), so a
 //! canvas sized `css × devicePixelRatio` stays sharp on HiDPI screens.
 
+pub mod against;
 pub mod bars;
 pub mod cdf;
+pub mod lines;
 pub mod speedup;
+pub mod stacks;
 
 #[cfg(test)]
 mod recorder;

@@ -39,6 +39,7 @@ pub fn speedup_rows(bars: &[SpeedupBar]) -> Vec<Row> {
                 color,
                 ci: Some(b.ci),
                 note: Some(fmt_ratio(b.ratio)),
+                marker: None,
             },
         };
     }

@@ -8,8 +8,10 @@ use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-use crate::charts::{bars, cdf, speedup, Scale};
+use crate::charts::{against, bars, cdf, lines, speedup, stacks, Scale};
 use crate::data::derive::{CdfSeries, PercentileBar, SpeedupBar};
+use crate::data::series::{CapacityMetric, Line};
+use crate::data::stacks::{StackLatency, StackSpeedup};
 
 /// What a chart canvas shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,6 +19,10 @@ pub enum ChartSpec {
     Percentiles(Vec<PercentileBar>, Scale),
     Speedups(Vec<SpeedupBar>),
     Cdf(Vec<CdfSeries>, Scale),
+    StackLatency(Vec<StackLatency>, Scale),
+    StackSpeedups(Vec<StackSpeedup>),
+    Capacity(Vec<Line>, CapacityMetric),
+    Ttfb(Vec<Line>),
 }
 
 impl ChartSpec {
@@ -28,7 +34,9 @@ impl ChartSpec {
                 let groups = speedup::speedup_rows(b).len();
                 bars::height_for(groups, 2)
             }
-            ChartSpec::Cdf(..) => cdf::HEIGHT,
+            ChartSpec::StackLatency(r, _) => bars::height_for(r.len(), 2),
+            ChartSpec::StackSpeedups(r) => bars::height_for(r.len(), 2),
+            ChartSpec::Cdf(..) | ChartSpec::Capacity(..) | ChartSpec::Ttfb(_) => lines::HEIGHT,
         }
     }
 
@@ -38,6 +46,9 @@ impl ChartSpec {
             ChartSpec::Percentiles(b, _) => b.len(),
             ChartSpec::Speedups(b) => b.len(),
             ChartSpec::Cdf(s, _) => s.len(),
+            ChartSpec::StackLatency(r, _) => r.len(),
+            ChartSpec::StackSpeedups(r) => r.len(),
+            ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) => l.len(),
         }
     }
 }
@@ -48,6 +59,9 @@ pub struct ChartProps {
     pub spec: Rc<ChartSpec>,
     /// Accessible description of the chart.
     pub label: AttrValue,
+    /// A heading above the chart, if any.
+    #[prop_or_default]
+    pub title: Option<AttrValue>,
 }
 
 fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
@@ -72,6 +86,10 @@ fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
         ChartSpec::Percentiles(b, scale) => bars::draw_percentiles(&area, b, *scale, dpr),
         ChartSpec::Speedups(b) => speedup::draw_speedups(&area, b, dpr),
         ChartSpec::Cdf(s, scale) => cdf::draw_cdf(&area, s, *scale, dpr),
+        ChartSpec::StackLatency(r, scale) => stacks::draw_stack_latencies(&area, r, *scale, dpr),
+        ChartSpec::StackSpeedups(r) => stacks::draw_stack_speedups(&area, r, dpr),
+        ChartSpec::Capacity(l, metric) => against::draw_capacity(&area, l, *metric, dpr),
+        ChartSpec::Ttfb(l) => against::draw_ttfb(&area, l, dpr),
     }
 }
 
@@ -117,6 +135,7 @@ pub fn Chart(props: &ChartProps) -> Html {
     }
     html! {
         <div class="chart">
+            if let Some(title) = &props.title { <h4>{title.clone()}</h4> }
             <canvas id={props.id.clone()} ref={canvas_ref} role="img"
                     aria-label={props.label.clone()}
                     data-items={props.spec.items().to_string()} />

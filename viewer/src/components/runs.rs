@@ -6,6 +6,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::canvas::{Chart, ChartSpec};
+use super::views::RunViews;
 use crate::charts::Scale;
 use crate::data::card::run_card;
 use crate::data::derive::{percentile_bars, resume_speedups};
@@ -97,7 +98,8 @@ pub struct RunColumnProps {
     pub scale: Scale,
 }
 
-/// One run: its honesty label (card), its percentile chart and its resume speedups.
+/// One run: its honesty label (card), its percentile chart, its resume speedups and the
+/// views its data allow (stacks, cert × group grid, capacity, TTFB against RTT).
 #[component]
 pub fn RunColumn(props: &RunColumnProps) -> Html {
     let card = run_card(&props.run.evidence);
@@ -130,12 +132,13 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
                     </dl>
                 </details>
             }
-            <h4>{"Percentiles per arm"}</h4>
             <Chart id={format!("chart-percentiles-{key}")} spec={percentiles}
+                   title={AttrValue::from("Percentiles per arm")}
                    label="p50, p95 and p99 latency per arm, with the p50 95% CI" />
-            <h4>{"Resume speedup"}</h4>
             <Chart id={format!("chart-speedup-{key}")} spec={speedups}
+                   title={AttrValue::from("Resume speedup")}
                    label="full/resumed p50 ratio per protocol, cert and resumption kind" />
+            <RunViews run={props.run.clone()} filter={props.filter.clone()} scale={props.scale} />
         </article>
     }
 }

@@ -119,6 +119,29 @@ pub fn run_card(ev: &Evidence) -> Card {
             .collect();
         lines.insert(4, ("peer tools", list(peers)));
     }
+    let versions = distinct(ev.arms.iter().filter_map(|a| a.peer_version.as_deref()));
+    if !versions.is_empty() {
+        lines.push(("peer versions (arms)", versions.join("; ")));
+    }
+    let methods = distinct(ev.arms.iter().filter_map(|a| a.rtt_method.as_deref()));
+    if !methods.is_empty() {
+        lines.push(("RTT method", methods.join("; ")));
+    }
+    if let Some(server) = &env.server_host {
+        lines.push((
+            "server host",
+            format!(
+                "{} · {} ({} logical CPUs) · {} / {} · {} {}",
+                server.hostname,
+                server.cpu_model,
+                server.logical_cpus,
+                server.os,
+                server.kernel,
+                server.tls_library.name,
+                server.tls_library.version
+            ),
+        ));
+    }
     if let Some(f) = &s.arms_filter {
         lines.push(("arms filter", f.clone()));
     }
@@ -136,6 +159,17 @@ pub fn run_card(ev: &Evidence) -> Card {
         main: lines.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
         more,
     }
+}
+
+/// Each text once, in first-seen order.
+fn distinct<'a>(texts: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for t in texts {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -196,5 +230,35 @@ mod tests {
             run_card(&ev).main[4],
             ("peer tools".into(), "openssl 3.0.19".into())
         );
+    }
+
+    #[test]
+    fn card_names_peer_versions_rtt_method_and_the_server_host() {
+        let mut ev = crate::data::testdata::with_peers();
+        let line = |ev: &Evidence, k: &str| {
+            run_card(ev)
+                .main
+                .into_iter()
+                .find(|(l, _)| l == k)
+                .map(|(_, v)| v)
+        };
+        assert_eq!(
+            line(&ev, "peer versions (arms)").as_deref(),
+            Some("OpenSSL 3.0.19 27 Jan 2026"),
+            "listed once"
+        );
+        assert_eq!(line(&ev, "RTT method"), None);
+        assert_eq!(line(&ev, "server host"), None);
+        ev.arms[0].rtt_method = Some("user-space delay line".into());
+        let mut server = ev.environment.clone();
+        server.hostname = "far-away".into();
+        ev.environment.server_host = Some(Box::new(server));
+        assert_eq!(
+            line(&ev, "RTT method").as_deref(),
+            Some("user-space delay line")
+        );
+        assert!(line(&ev, "server host")
+            .unwrap()
+            .starts_with("far-away · test"));
     }
 }

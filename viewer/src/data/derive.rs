@@ -38,6 +38,8 @@ pub struct PercentileBar {
     /// `[p50, p95, p99]` in µs; `None` when no connection succeeded.
     pub percentiles: Option<[f64; 3]>,
     pub p50_ci: Option<[f64; 2]>,
+    /// The arm's crypto floor (µs): public-key work on the handshake's critical path.
+    pub floor: Option<f64>,
     pub no_result: Option<NoResult>,
 }
 
@@ -46,6 +48,7 @@ fn bar(label: String, arm: &Arm) -> PercentileBar {
         label,
         percentiles: arm.latency_us.map(|l| [l.p50, l.p95, l.p99]),
         p50_ci: arm.p50_ci95_us,
+        floor: arm.crypto_floor_us,
         no_result: no_result(arm),
     }
 }

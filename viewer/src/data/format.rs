@@ -51,6 +51,15 @@ pub fn fmt_ci_ratio(ci: [f64; 2]) -> String {
     format!("[{} – {}]", fmt_ratio(ci[0]), fmt_ratio(ci[1]))
 }
 
+/// A share such as an efficiency (floor / p50): `71.2%`.
+pub fn fmt_share(share: f64) -> String {
+    if share.is_finite() {
+        format!("{:.1}%", share * 100.0)
+    } else {
+        "–".into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +83,8 @@ mod tests {
         assert_eq!(fmt_ci_us(None), "–");
         assert_eq!(fmt_ratio(2.049), "2.05×");
         assert_eq!(fmt_ci_ratio([1.5, 2.5]), "[1.50× – 2.50×]");
+        assert_eq!(fmt_share(0.7116), "71.2%");
+        assert_eq!(fmt_share(0.0), "0.0%");
+        assert_eq!(fmt_share(f64::NAN), "–");
     }
 }

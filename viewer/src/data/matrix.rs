@@ -50,12 +50,17 @@ pub fn matrices(ev: &Evidence, filter: &ArmFilter) -> Vec<Matrix> {
         if mine.len() < 2 {
             continue;
         }
-        let mut certs: Vec<CertKind> = mine.iter().map(|a| a.1).collect();
-        let mut groups: Vec<KxGroup> = mine.iter().map(|a| a.2).collect();
-        certs.sort_unstable();
-        certs.dedup();
-        groups.sort_unstable();
-        groups.dedup();
+        // In declaration order, without sorting (a sort costs wasm size).
+        let certs: Vec<CertKind> = CertKind::ALL
+            .iter()
+            .copied()
+            .filter(|c| mine.iter().any(|a| a.1 == *c))
+            .collect();
+        let groups: Vec<KxGroup> = KxGroup::ALL
+            .iter()
+            .copied()
+            .filter(|g| mine.iter().any(|a| a.2 == *g))
+            .collect();
         let p50 = |c: CertKind, g: KxGroup| mine.iter().find(|a| a.1 == c && a.2 == g).map(|a| a.3);
         let cells: Vec<Vec<Option<f64>>> = certs
             .iter()

@@ -21,22 +21,25 @@ pub struct Line {
     pub points: Vec<Point>,
 }
 
+/// Puts `point` in `points` so they stay ordered by `x` (insertion rather than a sort:
+/// a handful of points, and every sort instantiation costs wasm size).
+fn insert(points: &mut Vec<Point>, point: Point) {
+    let at = points
+        .iter()
+        .position(|p| p.x > point.x)
+        .unwrap_or(points.len());
+    points.insert(at, point);
+}
+
 /// Adds `point` to the line called `label`, making the line when it is new.
 fn push(lines: &mut Vec<Line>, label: String, point: Point) {
     match lines.iter_mut().find(|l| l.label == label) {
-        Some(l) => l.points.push(point),
+        Some(l) => insert(&mut l.points, point),
         None => lines.push(Line {
             label,
             points: vec![point],
         }),
     }
-}
-
-fn sorted(mut lines: Vec<Line>) -> Vec<Line> {
-    for l in &mut lines {
-        l.points.sort_unstable_by(|a, b| a.x.total_cmp(&b.x));
-    }
-    lines
 }
 
 /// What a capacity chart shows on its y axis.
@@ -90,13 +93,15 @@ pub fn capacity_lines(ev: &Evidence, filter: &ArmFilter, metric: CapacityMetric)
         };
         push(&mut lines, capacity_label(a), point);
     }
-    sorted(lines)
+    lines
 }
 
 /// The arm id without its `-rtt<N>ms` suffix: the same arm at every RTT.
 pub fn without_rtt_suffix(id: &str) -> &str {
-    match id.rfind("-rtt") {
-        Some(i) if id.ends_with("ms") && id[i + 4..id.len() - 2].parse::<f64>().is_ok() => &id[..i],
+    // Digits and dots checked by hand: parsing a float would add float parsing to the wasm.
+    let number = |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.');
+    match (id.rfind("-rtt"), id.strip_suffix("ms")) {
+        (Some(i), Some(head)) if head.len() >= i + 4 && number(&head[i + 4..]) => &id[..i],
         _ => id,
     }
 }
@@ -131,7 +136,7 @@ pub fn ttfb_lines(ev: &Evidence, filter: &ArmFilter) -> Vec<Line> {
                 lines.len() - 1
             }
         };
-        lines[i].points.push(point);
+        insert(&mut lines[i].points, point);
         if let Some(e) = a.early_data {
             let [acc, off] = keys[i].1.unwrap_or_default();
             keys[i].1 = Some([acc + e.accepted, off + e.offered]);
@@ -145,15 +150,7 @@ pub fn ttfb_lines(ev: &Evidence, filter: &ArmFilter) -> Vec<Line> {
             );
         }
     }
-    sorted(lines)
-}
-
-/// The RTTs (ms) of a run's arms, for the "k × RTT" guides; empty without RTT arms.
-pub fn rtts(ev: &Evidence) -> Vec<f64> {
-    let mut v: Vec<f64> = ev.arms.iter().filter_map(|a| a.rtt_ms).collect();
-    v.sort_unstable_by(f64::total_cmp);
-    v.dedup();
-    v
+    lines
 }
 
 #[cfg(test)]
@@ -216,9 +213,7 @@ mod tests {
             "tls13-0rtt (0-RTT: early data accepted 3/3)"
         );
         assert_eq!(lines[2].points.len(), 3);
-        assert_eq!(rtts(&ev), [0.0, 10.0, 50.0]);
         assert!(ttfb_lines(&sample(), &ArmFilter::default()).is_empty());
-        assert!(rtts(&sample()).is_empty());
     }
 
     #[test]

@@ -48,7 +48,7 @@ fn tcp_for<'a>(ev: &'a Evidence, arm: &Arm) -> Option<&'a Arm> {
 }
 
 /// Full-handshake rows of every stack with latencies (rate-only tools are in the speedups),
-/// grouped by stack (evidence order within a stack).
+/// grouped by stack in first-seen order.
 /// Empty unless the run has more than one stack: then the percentile chart says it all.
 pub fn stack_latencies(ev: &Evidence, filter: &ArmFilter) -> Vec<StackLatency> {
     let full: Vec<&Arm> = ev
@@ -57,13 +57,7 @@ pub fn stack_latencies(ev: &Evidence, filter: &ArmFilter) -> Vec<StackLatency> {
         .filter(|a| a.mode == Mode::Full && a.rate.is_none())
         .filter(|a| on_loopback(a) && filter.matches(a))
         .collect();
-    let mut stacks: Vec<String> = full.iter().map(|a| stack_pair(a)).collect();
-    stacks.sort_unstable();
-    stacks.dedup();
-    if stacks.len() < 2 {
-        return Vec::new();
-    }
-    let mut out: Vec<StackLatency> = full
+    let out: Vec<StackLatency> = full
         .into_iter()
         .map(|a| {
             let tcp = tcp_for(ev, a).filter(|t| no_result(t).is_none());
@@ -80,7 +74,31 @@ pub fn stack_latencies(ev: &Evidence, filter: &ArmFilter) -> Vec<StackLatency> {
             }
         })
         .collect();
-    out.sort_by(|a, b| a.stack.cmp(&b.stack));
+    by_stack(out, |r| &r.stack)
+}
+
+/// `rows` grouped by stack (stacks in first-seen order, rows in order within a stack);
+/// empty when there is only one stack. Grouped without sorting: every sort
+/// instantiation costs wasm size.
+fn by_stack<T>(rows: Vec<T>, stack: impl Fn(&T) -> &String) -> Vec<T> {
+    let mut stacks: Vec<String> = Vec::new();
+    for r in &rows {
+        if !stacks.contains(stack(r)) {
+            stacks.push(stack(r).clone());
+        }
+    }
+    if stacks.len() < 2 {
+        return Vec::new();
+    }
+    let mut rows: Vec<Option<T>> = rows.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(rows.len());
+    for s in &stacks {
+        for slot in rows.iter_mut() {
+            if slot.as_ref().is_some_and(|r| stack(r) == s) {
+                out.extend(slot.take());
+            }
+        }
+    }
     out
 }
 
@@ -184,14 +202,7 @@ pub fn stack_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<StackSpeedup> {
     for row in out.iter_mut().filter(|r| r.no_speedup.is_some()) {
         (row.latency, row.rate_real, row.rate_user) = (None, None, None);
     }
-    let mut stacks: Vec<&str> = out.iter().map(|s| s.stack.as_str()).collect();
-    stacks.sort_unstable();
-    stacks.dedup();
-    if stacks.len() < 2 {
-        return Vec::new();
-    }
-    out.sort_by(|a, b| a.stack.cmp(&b.stack));
-    out
+    by_stack(out, |r| &r.stack)
 }
 
 #[cfg(test)]
@@ -215,32 +226,32 @@ pub(crate) mod tests {
             .iter()
             .map(|r| (r.stack.as_str(), r.arm.as_str(), r.tcp_arm.as_deref()))
             .collect();
+        let rustls = (
+            "rustls",
+            "tls13-full-ecdsa-p256-x25519",
+            Some("tcp-connect"),
+        );
+        let python = (
+            "python-ssl",
+            "python-tls13-full",
+            Some("python-tcp-connect"),
+        );
+        let s_server = (
+            "rustls → openssl-s_server",
+            "rustls-vs-s_server-tls13-full",
+            Some("tcp-connect"),
+        );
         assert_eq!(
             got,
-            [
-                (
-                    "python-ssl",
-                    "python-tls13-full",
-                    Some("python-tcp-connect")
-                ),
-                (
-                    "rustls",
-                    "tls13-full-ecdsa-p256-x25519",
-                    Some("tcp-connect")
-                ),
-                (
-                    "rustls → openssl-s_server",
-                    "rustls-vs-s_server-tls13-full",
-                    Some("tcp-connect")
-                ),
-            ]
+            [rustls, python, s_server],
+            "stacks in first-seen order"
         );
         let py = &ev
             .arms
             .iter()
             .find(|a| a.id == "python-tls13-full")
             .unwrap();
-        assert_eq!(rows[0].full_p50, py.latency_us.map(|l| l.p50));
+        assert_eq!(rows[1].full_p50, py.latency_us.map(|l| l.p50));
         let mut f = ArmFilter::default();
         f.toggle(Facet::Stack(Stack::PythonSsl));
         assert_eq!(stack_latencies(&ev, &f).len(), 2);

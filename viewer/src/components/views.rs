@@ -1,0 +1,168 @@
+//! The views a run has only when its evidence has the data for them: stacks (peer
+//! arms), the cert × group grid, capacity under concurrency, and TTFB against RTT.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use super::canvas::{Chart, ChartSpec};
+use crate::charts::Scale;
+use crate::data::filter::ArmFilter;
+use crate::data::format::{fmt_ratio, fmt_us};
+use crate::data::load::LoadedRun;
+use crate::data::matrix::{matrices, Matrix};
+use crate::data::series::{capacity_lines, ttfb_lines, CapacityMetric};
+use crate::data::stacks::{stack_latencies, stack_speedups, StackSpeedup};
+
+#[derive(Properties, PartialEq)]
+pub struct ViewsProps {
+    pub run: LoadedRun,
+    pub filter: ArmFilter,
+    pub scale: Scale,
+}
+
+#[component]
+pub fn RunViews(props: &ViewsProps) -> Html {
+    let ev = &props.run.evidence;
+    let f = &props.filter;
+    let key = props.run.key;
+    let stack_rows = stack_latencies(ev, f);
+    let speedups = stack_speedups(ev, f);
+    let grids = matrices(ev, f);
+    let rate = capacity_lines(ev, f, CapacityMetric::Rate);
+    let p99 = capacity_lines(ev, f, CapacityMetric::P99);
+    let ttfb = ttfb_lines(ev, f);
+    // (id, heading, what it shows, data): one `<Chart>` in a loop rather than one per
+    // view keeps the generated markup code small.
+    let mut charts: Vec<(&str, &str, &str, ChartSpec)> = Vec::new();
+    if !stack_rows.is_empty() {
+        charts.push((
+            "stacks",
+            "Stacks: full handshake beside TCP connect",
+            "full-handshake p50 per stack beside that stack's TCP connect p50",
+            ChartSpec::StackLatency(stack_rows, props.scale),
+        ));
+    }
+    if !speedups.is_empty() {
+        charts.push((
+            "stack-speedups",
+            "Stacks: resume speedups",
+            "resume speedup per stack: latency ratios and openssl s_time rate ratios",
+            ChartSpec::StackSpeedups(speedups.clone()),
+        ));
+    }
+    if !rate.is_empty() {
+        charts.push((
+            "capacity-rate",
+            "Capacity under concurrency: handshakes per second",
+            "handshakes per second against concurrent clients, full and resumed",
+            ChartSpec::Capacity(rate, CapacityMetric::Rate),
+        ));
+        charts.push((
+            "capacity-p99",
+            "Capacity under concurrency: p99 latency",
+            "p99 latency against concurrent clients, full and resumed",
+            ChartSpec::Capacity(p99, CapacityMetric::P99),
+        ));
+    }
+    if !ttfb.is_empty() {
+        charts.push((
+            "ttfb",
+            "Time to first byte against round-trip time",
+            "p50 time to first byte per arm against the emulated RTT, with 1-4 RTT guides",
+            ChartSpec::Ttfb(ttfb),
+        ));
+    }
+    html! {<>
+        for (id, title, label, spec) in charts {
+            <Chart id={format!("chart-{id}-{key}")} title={AttrValue::from(title.to_string())}
+                   label={label.to_string()} spec={Rc::new(spec)} />
+        }
+        if !speedups.is_empty() { {speedup_table(&speedups)} }
+        for grid in grids.iter() { {grid_table(grid)} }
+    </>}
+}
+
+/// The stack speedups as text, one line per chart row (also what tests read).
+fn speedup_table(rows: &[StackSpeedup]) -> Html {
+    html! {
+        <details class="stack-speedups">
+            <summary>{"as text"}</summary>
+            <ul>
+                for r in rows {
+                    <li data-arm={r.arm.clone()}
+                        class={classes!(r.no_speedup.is_some().then_some("error"))}>
+                        {speedup_text(r)}
+                    </li>
+                }
+            </ul>
+        </details>
+    }
+}
+
+/// `stack · arm: 2.40× (p50 full / resumed)`, the rate ratios, or why there is none.
+fn speedup_text(r: &StackSpeedup) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for (ratio, what) in [
+        (r.latency, "p50 full / resumed"),
+        (r.rate_real, "rate per wall-clock s"),
+        (r.rate_user, "rate per CPU s"),
+    ] {
+        if let Some(v) = ratio {
+            parts.push(format!("{} ({what})", fmt_ratio(v.value)));
+        }
+    }
+    let what = match &r.no_speedup {
+        Some(why) => why.to_string(),
+        None => parts.join(", "),
+    };
+    format!("{} · {}: {what}", r.stack, r.arm)
+}
+
+/// A table cell with text, optional class and style (one place, so the markup code is
+/// generated once).
+fn td(class: &'static str, style: Option<String>, text: String) -> Html {
+    html! { <td {class} {style}>{text}</td> }
+}
+
+/// The cert × group grid as a shaded table (light: fastest, dark: slowest p50).
+fn grid_table(m: &Matrix) -> Html {
+    let cell = |p50: &Option<f64>| match p50 {
+        Some(v) => {
+            let light = 96.0 - 36.0 * m.shade(*v);
+            let style = format!("background:hsl(210,70%,{light:.0}%)");
+            td("num cell", Some(style), fmt_us(*v))
+        }
+        None => td("num cell", None, "–".into()),
+    };
+    let pq = |i: usize| {
+        let ratio = m.pq_ratio.get(i).copied().flatten();
+        td(
+            "num pq",
+            None,
+            ratio.map(fmt_ratio).unwrap_or_else(|| "–".into()),
+        )
+    };
+    let pq_column = m.pq_ratio.iter().any(Option::is_some);
+    html! {
+        <div class="grid-wrap">
+            <h4>{format!("Full handshake p50 by cert × group ({})", m.protocol)}</h4>
+            <table class="grid arms" data-protocol={m.protocol.to_string()}>
+                <thead><tr>
+                    <th>{"cert \\ group"}</th>
+                    for g in m.groups.iter() { <th>{g.to_string()}</th> }
+                    if pq_column { <th>{"PQ cost (x25519mlkem768 / x25519 p50)"}</th> }
+                </tr></thead>
+                <tbody>
+                for (i, c) in m.certs.iter().enumerate() {
+                    <tr>
+                        <th>{c.to_string()}</th>
+                        for v in m.cells.get(i).into_iter().flatten() { {cell(v)} }
+                        if pq_column { {pq(i)} }
+                    </tr>
+                }
+                </tbody>
+            </table>
+        </div>
+    }
+}
