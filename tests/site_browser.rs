@@ -1,6 +1,7 @@
 //! The results site in real headless Chromium (WebDriver through chromedriver), built by
-//! `cargo xtask site` from a real collector run plus files that must fail or be escaped,
-//! served by `xtask serve` under a sub-path (`/site/`).
+//! `cargo xtask site` from a real collector run (with peer and capacity arms) plus files
+//! that must fail or be escaped, served by `xtask serve` under a sub-path (`/site/`); and
+//! a second site (`/rtt/`) from a short run at emulated round-trip times.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock};
@@ -20,15 +21,24 @@ struct Fixture {
     evidence: Evidence,
 }
 
-/// Runs the collector (quick), adds a broken file, a file of an unknown schema version
-/// and a run whose host name is markup, lists them all in `index.json`, builds the site.
+/// Runs the collector (quick, with capacity arms; peer arms are on by default), adds a
+/// broken file, a file of an unknown schema version and a run whose host name is markup,
+/// lists them all in `index.json`, builds the site; then a short RTT run and its site.
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
         let dir = scratch("site-browser");
         let results = dir.join("results");
         let st = collector()
-            .args(["run", "--quick", "--out"])
+            .args([
+                "run",
+                "--quick",
+                "--concurrency",
+                "1,2",
+                "--capacity-seconds",
+                "1",
+            ])
+            .arg("--out")
             .arg(&results)
             .status()
             .expect("collector runs");
@@ -65,6 +75,34 @@ fn fixture() -> &'static Fixture {
 
         let www = dir.join("www");
         build_site(&results, &www.join("site"));
+
+        let rtt_results = dir.join("rtt-results");
+        let arms = "tcp-connect,tls13-full-ecdsa-p256-x25519,\
+                    tls13-resumed-ticket-ecdsa-p256-x25519,tls13-0rtt-ecdsa-p256-x25519";
+        let st = collector()
+            .args([
+                "run",
+                "--no-peers",
+                "--no-floor",
+                "--rtt",
+                "0,5ms",
+                "--samples",
+                "4",
+            ])
+            .args([
+                "--warmup",
+                "2",
+                "--certs",
+                "ecdsa-p256",
+                "--groups",
+                "x25519",
+            ])
+            .args(["--arms", arms, "--out"])
+            .arg(&rtt_results)
+            .status()
+            .expect("collector runs");
+        assert!(st.success(), "collector run --rtt failed");
+        build_site(&rtt_results, &www.join("rtt"));
         Fixture { www, evidence }
     })
 }
@@ -139,9 +177,19 @@ fn every_chart_drew_something() {
     let canvases = browser.exec(INK_JS, json!([]));
     let canvases = canvases.as_array().unwrap();
     let ids: Vec<&str> = canvases.iter().map(|c| c["id"].as_str().unwrap()).collect();
-    // Two runs: percentiles and speedups each, plus the CDF and the run comparison.
-    assert_eq!(canvases.len(), 6, "{ids:?}");
+    // Two runs (the real one and its copy): percentiles, speedups, the stacks' two charts
+    // and the capacity's two each, plus the CDF and the run comparison.
+    assert_eq!(canvases.len(), 14, "{ids:?}");
     assert!(ids.contains(&"chart-cdf") && ids.contains(&"chart-compare"));
+    for view in ["stacks", "stack-speedups", "capacity-rate", "capacity-p99"] {
+        assert_eq!(
+            ids.iter()
+                .filter(|id| id.starts_with(&format!("chart-{view}-")))
+                .count(),
+            2,
+            "{view}: {ids:?}"
+        );
+    }
     for c in canvases {
         assert!(c["draws"].as_u64() >= Some(1), "{c}");
         let ink = c["ink"].as_f64().unwrap();
@@ -151,6 +199,118 @@ fn every_chart_drew_something() {
             "{c}"
         );
     }
+}
+
+#[test]
+fn the_stacks_view_says_the_plain_tls13_reuse_did_not_resume() {
+    let (_g, _s, browser) = open("stacks");
+    let ev = &fixture().evidence;
+    let lines = browser.exec(
+        "return [...document.querySelectorAll('.run')[0].querySelectorAll('.stack-speedups li')]\
+         .map(li => [li.dataset.arm, li.textContent]);",
+        json!([]),
+    );
+    let lines = lines.as_array().unwrap();
+    let pitfalls: Vec<&shared::Arm> = ev
+        .arms
+        .iter()
+        .filter(|a| a.known_pitfall.is_some())
+        .collect();
+    assert!(
+        pitfalls
+            .iter()
+            .any(|a| a.id.starts_with("s_time-tls13-reuse-")),
+        "the run has the s_time TLS 1.3 plain-reuse arm"
+    );
+    for arm in pitfalls {
+        let line = lines
+            .iter()
+            .find(|l| l[0] == json!(arm.id))
+            .unwrap_or_else(|| panic!("{} in the stacks view: {lines:?}", arm.id));
+        let text = line[1].as_str().unwrap();
+        assert!(text.contains("did not resume"), "{text}");
+        assert!(!text.contains('×'), "no speedup for {}: {text}", arm.id);
+    }
+    let rate = ev
+        .comparisons
+        .iter()
+        .find(|c| c.basis == Some(shared::RateBasis::PerRealS))
+        .expect("a rate ratio");
+    let line = lines
+        .iter()
+        .find(|l| l[0] == json!(rate.candidate))
+        .unwrap();
+    let want = viewer::data::format::fmt_ratio(rate.p50_ratio);
+    assert!(
+        line[1].as_str().unwrap().contains(&want),
+        "{line:?} has {want}"
+    );
+}
+
+#[test]
+fn the_efficiency_column_shows_the_floor_share_from_the_evidence() {
+    let (_g, _s, browser) = open("efficiency");
+    let ev = &fixture().evidence;
+    let cells = browser.exec(
+        "return Object.fromEntries([...document.querySelectorAll('#arm-table tbody tr')]\
+         .filter(r => r.dataset.run == '0')\
+         .map(r => [r.dataset.arm, r.querySelector('td.efficiency').textContent]));",
+        json!([]),
+    );
+    let mut checked = 0;
+    for arm in &ev.arms {
+        let cell = cells[&arm.id].as_str().unwrap();
+        match (arm.efficiency, arm.crypto_floor_us, &arm.error) {
+            (Some(e), Some(floor), None) => {
+                let share = viewer::data::format::fmt_share(e);
+                assert!(
+                    cell.starts_with(&share) && cell.contains(&fmt_us(floor)),
+                    "{}: {cell} vs {share}",
+                    arm.id
+                );
+                checked += 1;
+            }
+            _ => assert_eq!(cell, "–", "{}", arm.id),
+        }
+    }
+    assert!(checked >= 4, "arms with a crypto floor: {checked}");
+}
+
+#[test]
+fn the_rtt_run_has_a_ttfb_chart_and_names_its_rtt_method() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = Browser::start(profile("rtt"), 1400, 1800, &[]);
+    browser.goto(&format!("{}rtt/", server.url));
+    browser.wait_for(
+        "the TTFB chart",
+        "document.querySelector('canvas[id^=chart-ttfb-]') && \
+         document.querySelector('canvas[id^=chart-ttfb-]').dataset.draws",
+    );
+    let canvases = browser.exec(INK_JS, json!([]));
+    let ttfb = canvases
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"].as_str().unwrap().starts_with("chart-ttfb-"))
+        .cloned()
+        .unwrap();
+    assert!(ttfb["ink"].as_f64().unwrap() > 0.01, "blank: {ttfb}");
+    assert_eq!(
+        ttfb["items"],
+        json!(4),
+        "one line per arm across RTTs: {ttfb}"
+    );
+    let card = browser.exec(
+        "return [...document.querySelectorAll('.run dl.card dt')]\
+         .filter(dt => dt.textContent == 'RTT method').map(dt => dt.nextElementSibling.textContent);",
+        json!([]),
+    );
+    assert!(
+        card[0].as_str().is_some_and(|m| m.contains("delay line")),
+        "{card}"
+    );
 }
 
 #[test]
