@@ -74,16 +74,9 @@ pub fn draw_ttfb<DB: DrawingBackend>(
 mod tests {
     use super::*;
     use crate::charts::recorder::Recorder;
-    use crate::data::series::Point;
 
     fn line(label: &str, pts: &[(f64, f64)]) -> Line {
-        Line {
-            label: label.into(),
-            points: pts
-                .iter()
-                .map(|&(x, y)| Point { x, y, spread: None })
-                .collect(),
-        }
+        crate::data::testdata::line(label, pts, false)
     }
 
     #[test]

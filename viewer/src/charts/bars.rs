@@ -36,6 +36,17 @@ pub struct Row {
     pub slots: Vec<Slot>,
 }
 
+impl Row {
+    /// A row whose label is red when `why` (its reason for having no result) is an error.
+    pub fn new(label: String, why: Option<&NoResult>, slots: Vec<Slot>) -> Row {
+        Row {
+            label,
+            error: why.is_some_and(NoResult::is_error),
+            slots,
+        }
+    }
+}
+
 /// How the value axis looks.
 pub struct Axis<'a> {
     pub scale: Scale,
@@ -247,11 +258,7 @@ pub fn percentile_rows(bars: &[PercentileBar]) -> Vec<Row> {
                     },
                 ],
             };
-            Row {
-                label: b.label.clone(),
-                error: b.no_result.as_ref().is_some_and(NoResult::is_error),
-                slots,
-            }
+            Row::new(b.label.clone(), b.no_result.as_ref(), slots)
         })
         .collect()
 }

@@ -168,20 +168,9 @@ pub const HEIGHT: u32 = 340;
 mod tests {
     use super::*;
     use crate::charts::recorder::Recorder;
-    use crate::data::series::Point;
 
     fn line(label: &str, pts: &[(f64, f64)]) -> Line {
-        Line {
-            label: label.into(),
-            points: pts
-                .iter()
-                .map(|&(x, y)| Point {
-                    x,
-                    y,
-                    spread: Some([y * 0.9, y * 1.1]),
-                })
-                .collect(),
-        }
+        crate::data::testdata::line(label, pts, true)
     }
 
     #[test]

@@ -36,11 +36,7 @@ pub fn latency_rows(rows: &[StackLatency]) -> Vec<Row> {
                 (Some(why), _) => Slot::NoResult(why.clone()),
                 (None, None) => Slot::NoResult(NoResult::Error("no data".into())),
             };
-            Row {
-                label: r.arm.clone(),
-                error: r.no_result.as_ref().is_some_and(NoResult::is_error),
-                slots: vec![tcp, full],
-            }
+            Row::new(r.arm.clone(), r.no_result.as_ref(), vec![tcp, full])
         })
         .collect()
 }
@@ -79,11 +75,7 @@ pub fn speedup_rows(rows: &[StackSpeedup]) -> Vec<Row> {
                     .filter_map(|(v, color)| v.map(|v| ratio(v, color)))
                     .collect(),
             };
-            Row {
-                label: r.arm.clone(),
-                error: r.no_speedup.as_ref().is_some_and(NoResult::is_error),
-                slots,
-            }
+            Row::new(r.arm.clone(), r.no_speedup.as_ref(), slots)
         })
         .collect()
 }

@@ -11,6 +11,21 @@ pub fn sample_json() -> String {
     sample().to_json()
 }
 
+/// A line through `pts`; with `spread`, each point has a ±10% whisker.
+pub fn line(label: &str, pts: &[(f64, f64)], spread: bool) -> crate::data::series::Line {
+    crate::data::series::Line {
+        label: label.into(),
+        points: pts
+            .iter()
+            .map(|&(x, y)| crate::data::series::Point {
+                x,
+                y,
+                spread: spread.then_some([y * 0.9, y * 1.1]),
+            })
+            .collect(),
+    }
+}
+
 /// The sample plus a TLS 1.2 pair, so speedups have both protocols.
 pub fn with_tls12() -> Evidence {
     let mut ev = sample();
