@@ -50,16 +50,13 @@ pub fn draw_stack_latencies<DB: DrawingBackend>(
     let axis = Axis {
         scale: value_scale,
         desc: format!(
-            "p50 (µs/ms, {}); TCP: the stack's own connect arm, else the kernel's",
+            "p50 latency (µs/ms, {}); whisker: p50 95% CI",
             value_scale.describe()
         ),
         tick: &fmt_us,
         reference: None,
     };
-    let legend = [
-        ("TCP connect (the stack's own)", TLS12),
-        ("full handshake", P50),
-    ];
+    let legend = [("TCP connect", TLS12), ("full handshake", P50)];
     draw_hbars(area, &latency_rows(rows), &axis, &legend, scale)
 }
 

@@ -38,7 +38,7 @@ pub fn RunViews(props: &ViewsProps) -> Html {
     if !stack_rows.is_empty() {
         charts.push((
             "stacks",
-            "Stacks: full handshake beside TCP connect",
+            "Stacks: full handshake beside the stack's own TCP connect (else the kernel's)",
             "full-handshake p50 per stack beside that stack's TCP connect p50",
             ChartSpec::StackLatency(stack_rows, props.scale),
         ));
