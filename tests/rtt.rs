@@ -2,7 +2,7 @@
 //! the textbook round-trip pattern, measured, and nothing left behind.
 
 use std::collections::HashMap;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 use e2e::{collector, read_evidence, scratch};
@@ -21,8 +21,9 @@ fn namespaces_of(pid: u32) -> Vec<String> {
         .collect()
 }
 
-fn args(dir: &std::path::Path, rtt: &str, samples: &str) -> Vec<String> {
-    [
+/// Starts an RTT run of the arms above into `dir`.
+fn spawn(dir: &std::path::Path, rtt: &str, samples: &str) -> Child {
+    let args: Vec<String> = [
         "run",
         "--no-peers",
         "--rtt",
@@ -42,18 +43,19 @@ fn args(dir: &std::path::Path, rtt: &str, samples: &str) -> Vec<String> {
         dir.to_str().unwrap(),
     ]
     .map(String::from)
-    .to_vec()
+    .to_vec();
+    collector()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("collector starts")
 }
 
 #[test]
 fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
     let dir = scratch("rtt-20");
-    let child = collector()
-        .args(args(&dir, "20ms", "8"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn(&dir, "20ms", "8");
     let pid = child.id();
     let out: Output = child.wait_with_output().unwrap();
     assert!(
@@ -130,12 +132,7 @@ fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
 #[test]
 fn ctrl_c_during_an_rtt_run_removes_the_namespaces() {
     let dir = scratch("rtt-ctrl-c");
-    let child = collector()
-        .args(args(&dir, "50ms", "200"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn(&dir, "50ms", "200");
     let pid = child.id();
     // Wait until the path exists, then interrupt.
     let mut seen = false;
