@@ -40,10 +40,13 @@ pub fn summary(e: &Evidence) -> String {
         let ci = a
             .p50_ci95_us
             .map_or("-".into(), |[lo, hi]| format!("{} – {}", us(lo), us(hi)));
-        let resumed = if a.handshake_kinds.is_some() {
-            format!("{}/{}", a.resumed.client, a.resumed.server)
-        } else {
-            "-".into()
+        // A server that gives no per-connection report (openssl s_server, or ours under
+        // s_time's slices) shows "-" rather than a 0 that reads like "did not resume".
+        let server_reports = a.rate.is_none() && a.server_stack != shared::Stack::OpensslSServer;
+        let resumed = match (a.handshake_kinds.is_some(), server_reports) {
+            (false, _) => "-".into(),
+            (true, true) => format!("{}/{}", a.resumed.client, a.resumed.server),
+            (true, false) => format!("{}/-", a.resumed.client),
         };
         let _ = writeln!(
             out,
