@@ -12,13 +12,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use rustls::pki_types::{CertificateDer, ServerName};
-use rustls::{ClientConfig, ClientConnection, ServerConfig, ServerConnection};
+use rustls::{ServerConfig, ServerConnection};
 use shared::{KxGroup, Protocol};
 
 use super::s_time::{self, Counts};
-use super::server::{ready_socket, Handler, Server};
-use super::{tls, ArmSpec, Handshake, Outcome, Session};
+use super::server::{Handler, Server};
+use super::{tls, ArmSpec, Handshake, Outcome, Session, SessionOptions};
 use crate::certs::CertStore;
 use crate::peers::private_dir::Guarded;
 
@@ -319,11 +318,8 @@ pub fn rustls_server_for_s_time(
 /// handshake), then it asks for [`WWW_PATH`] and reads the answer, so TLS 1.3 tickets
 /// arrive. s_server reports nothing per connection: `Outcome::server` is None.
 pub struct SServerClient {
-    config: Arc<ClientConfig>,
-    name: ServerName<'static>,
-    leaf: CertificateDer<'static>,
+    client: tls::TlsClient,
     addr: SocketAddr,
-    io_timeout: Duration,
 }
 
 impl SServerClient {
@@ -333,30 +329,20 @@ impl SServerClient {
         addr: SocketAddr,
         io_timeout: Duration,
     ) -> Result<Self> {
-        let cert = arm.cert.context("an arm against s_server needs a cert")?;
+        // s_server speaks its own `-WWW` protocol after the handshake: the request and
+        // the read below, not the rustls arms' request mode.
+        let opts = SessionOptions::loopback(io_timeout, false);
         Ok(SServerClient {
-            config: Arc::new(tls::client_config(arm, certs)?),
-            name: ServerName::try_from("localhost")?,
-            leaf: certs.get(cert)?.leaf.clone(),
+            client: tls::TlsClient::new(arm, certs, &opts)?,
             addr,
-            io_timeout,
         })
     }
 }
 
 impl Session for SServerClient {
     fn connect_once(&mut self) -> Result<Outcome> {
-        let socket = ready_socket(self.io_timeout)?;
-        let mut conn = ClientConnection::new(self.config.clone(), self.name.clone())?;
-        let started = Instant::now();
-        socket.connect(&self.addr.into()).context("connect")?;
-        let connect = started.elapsed();
-        let mut tcp: TcpStream = socket.into();
-        while conn.is_handshaking() {
-            conn.complete_io(&mut tcp).context("handshake")?;
-        }
-        let elapsed = started.elapsed();
-        let mut stream = rustls::Stream::new(&mut conn, &mut tcp);
+        let mut h = self.client.handshake(self.addr)?;
+        let mut stream = rustls::Stream::new(&mut h.conn, &mut h.tcp);
         stream.write_all(REQUEST).context("sending the request")?;
         let mut answer = Vec::new();
         match stream.read_to_end(&mut answer) {
@@ -371,16 +357,11 @@ impl Session for SServerClient {
                 String::from_utf8_lossy(&answer[..answer.len().min(80)])
             );
         }
-        let mut facts = tls::facts(&conn);
-        if let Some(f) = facts.as_mut() {
-            f.expected_cert =
-                Some(conn.peer_certificates().and_then(|c| c.first()) == Some(&self.leaf));
-        }
         Ok(Outcome {
-            elapsed,
-            connect,
-            cycle: started.elapsed(),
-            client: facts,
+            elapsed: h.elapsed,
+            connect: h.connect,
+            cycle: h.started.elapsed(),
+            client: self.client.facts(&h),
             server: None,
         })
     }

@@ -58,13 +58,12 @@ impl TlsClient {
         })
     }
 
-    /// Connect, handshake, and either read the server's app byte (timer stops at the
-    /// handshake's end) or send the request and read the first response byte (timer
-    /// stops there); then close.
-    pub fn once(&self, addr: SocketAddr) -> Result<ClientSide> {
+    /// Connect and handshake; the timer starts at connect() and `elapsed` is read the
+    /// moment the handshake completes. On 0-RTT arms the request is queued as early data
+    /// first, and leaves with the ClientHello.
+    pub fn handshake(&self, addr: SocketAddr) -> Result<Handshaken> {
         let socket = ready_socket(self.io_timeout)?;
         let mut conn = ClientConnection::new(self.config.clone(), self.name.clone())?;
-        // Early data is queued before connecting and leaves with the ClientHello.
         let offered = self.early_data
             && match conn.early_data() {
                 Some(mut early) => early.write(REQUEST)? == REQUEST.len(),
@@ -77,9 +76,38 @@ impl TlsClient {
         while conn.is_handshaking() {
             conn.complete_io(&mut tcp).context("handshake")?;
         }
-        let mut elapsed = started.elapsed();
-        let accepted = offered && conn.is_early_data_accepted();
-        let mut stream = rustls::Stream::new(&mut conn, &mut tcp);
+        let elapsed = started.elapsed();
+        Ok(Handshaken {
+            conn,
+            tcp,
+            started,
+            connect,
+            elapsed,
+            offered,
+        })
+    }
+
+    /// What this end saw of a completed handshake, including whether the server
+    /// presented the arm's own leaf.
+    pub fn facts(&self, h: &Handshaken) -> Option<Handshake> {
+        let mut facts = facts(&h.conn);
+        if let Some(f) = facts.as_mut() {
+            f.expected_cert =
+                Some(h.conn.peer_certificates().and_then(|c| c.first()) == Some(&self.leaf));
+            f.early_data = self
+                .early_data
+                .then_some((h.offered, h.offered && h.conn.is_early_data_accepted()));
+        }
+        facts
+    }
+
+    /// [`TlsClient::handshake`], then either read the server's app byte (timer stopped
+    /// at the handshake's end) or send the request and read the first response byte
+    /// (timer stops there); then close.
+    pub fn once(&self, addr: SocketAddr) -> Result<ClientSide> {
+        let mut h = self.handshake(addr)?;
+        let accepted = h.offered && h.conn.is_early_data_accepted();
+        let mut stream = rustls::Stream::new(&mut h.conn, &mut h.tcp);
         if self.request && !accepted {
             stream.write_all(REQUEST).context("sending the request")?;
         }
@@ -88,26 +116,32 @@ impl TlsClient {
             .read_exact(&mut byte)
             .context("reading the server's first byte")?;
         if self.request {
-            elapsed = started.elapsed();
+            h.elapsed = h.started.elapsed();
             let mut rest = vec![0u8; RESPONSE.len() - 1 + END.len()];
             stream
                 .read_exact(&mut rest)
                 .context("reading the rest of the response")?;
         }
-        let mut facts = facts(&conn);
-        if let Some(f) = facts.as_mut() {
-            f.expected_cert =
-                Some(conn.peer_certificates().and_then(|c| c.first()) == Some(&self.leaf));
-            f.early_data = self.early_data.then_some((offered, accepted));
-        }
         Ok(ClientSide {
-            started,
-            connect,
-            elapsed,
-            facts,
-            local_port: tcp.local_addr()?.port(),
+            started: h.started,
+            connect: h.connect,
+            elapsed: h.elapsed,
+            facts: self.facts(&h),
+            local_port: h.tcp.local_addr()?.port(),
         })
     }
+}
+
+/// A client connection whose handshake has just completed.
+pub struct Handshaken {
+    pub conn: ClientConnection,
+    pub tcp: TcpStream,
+    pub started: Instant,
+    /// connect() alone, and connect + handshake.
+    pub connect: Duration,
+    pub elapsed: Duration,
+    /// Early data was queued with the ClientHello.
+    pub offered: bool,
 }
 
 impl ClientSide {

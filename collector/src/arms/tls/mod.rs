@@ -5,7 +5,7 @@
 mod client;
 mod server;
 
-pub use client::{ClientSide, TlsClient, TlsSession};
+pub use client::{ClientSide, Handshaken, TlsClient, TlsSession};
 pub use server::start_server;
 
 use std::sync::Arc;
