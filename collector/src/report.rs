@@ -63,6 +63,13 @@ pub fn summary(e: &Evidence) -> String {
         if let Some(why) = &a.skipped {
             let _ = writeln!(out, "{:w$}  ^ skipped: {why}", "");
         }
+        if a.warmup_failed > 0 {
+            let _ = writeln!(
+                out,
+                "{:w$}  ^ {} untimed warm-up connection(s) failed",
+                "", a.warmup_failed
+            );
+        }
         match (&a.error, &a.known_pitfall) {
             (Some(err), Some(_)) => {
                 let _ = writeln!(out, "{:w$}  ^ KNOWN PITFALL (expected): {err}", "");

@@ -58,6 +58,7 @@ pub fn arm(
         samples_us: samples,
         error: None,
         first_failure: None,
+        warmup_failed: 0,
         negotiated: BTreeMap::new(),
         skipped: None,
         known_pitfall: None,

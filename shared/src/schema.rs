@@ -171,6 +171,10 @@ pub struct Arm {
     /// The first connection failure's message, if any connection failed.
     #[serde(default)]
     pub first_failure: Option<String>,
+    /// Untimed warm-up connections that failed (they prime resumption, so a failure
+    /// there is worth knowing even though no sample depends on it directly).
+    #[serde(default)]
+    pub warmup_failed: u64,
     /// What the client negotiated ("protocol / cipher suite / group") → timed connections.
     #[serde(default)]
     pub negotiated: BTreeMap<String, u64>,

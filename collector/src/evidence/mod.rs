@@ -64,6 +64,7 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         samples_us: run.samples_us.clone(),
         error,
         first_failure: run.first_failure.clone(),
+        warmup_failed: run.warmup_failed,
         negotiated: run.negotiated.clone(),
         skipped: None,
         known_pitfall: None,
@@ -176,6 +177,23 @@ mod tests {
             .unwrap();
         assert_eq!(over_tcp.p50_ratio, 400.0 / 21.0);
         assert!(over_tcp.ci95[0] <= over_tcp.ci95[1]);
+    }
+
+    #[test]
+    fn failures_are_carried_into_the_evidence_never_dropped() {
+        let mut run = ArmRun::new(crate::arms::ArmSpec::TCP_CONNECT, 0);
+        run.attempted = 3;
+        run.failed = 3;
+        run.warmup_failed = 2;
+        run.first_failure = Some("connect: refused".into());
+        let arm = build_arm(&run);
+        assert_eq!((arm.attempted, arm.failed, arm.warmup_failed), (3, 3, 2));
+        assert!(arm
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("all 3 timed connections failed; first failure: connect: refused"));
+        assert!(arm.latency_us.is_none());
     }
 
     #[test]
