@@ -21,6 +21,11 @@ fn namespaces_of(pid: u32) -> Vec<String> {
         .collect()
 }
 
+fn assert_no_namespaces(pid: u32) {
+    let left = namespaces_of(pid);
+    assert!(left.is_empty(), "namespaces left behind: {left:?}");
+}
+
 /// Starts an RTT run of the arms above into `dir`.
 fn spawn(dir: &std::path::Path, rtt: &str, samples: &str) -> Child {
     let args: Vec<String> = [
@@ -63,11 +68,7 @@ fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(
-        namespaces_of(pid).is_empty(),
-        "namespaces left behind: {:?}",
-        namespaces_of(pid)
-    );
+    assert_no_namespaces(pid);
     let e = read_evidence(&dir);
     let p50: HashMap<&str, f64> = e
         .arms
@@ -157,10 +158,6 @@ fn ctrl_c_during_an_rtt_run_removes_the_namespaces() {
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(
-        namespaces_of(pid).is_empty(),
-        "namespaces left behind: {:?}",
-        namespaces_of(pid)
-    );
+    assert_no_namespaces(pid);
     assert!(!read_evidence(&dir).run.complete);
 }
