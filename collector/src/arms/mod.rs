@@ -178,6 +178,12 @@ pub struct Handshake {
 /// A started arm: each call makes one real connection against the arm's server.
 pub trait Session {
     fn connect_once(&mut self) -> anyhow::Result<Outcome>;
+
+    /// Whether the server reports each handshake. An external peer server (openssl
+    /// s_server) cannot; its arms are then checked on the client's report alone.
+    fn server_reports(&self) -> bool {
+        true
+    }
 }
 
 /// The default arm set: TCP connect; for each cert and group, TLS 1.3 and TLS 1.2 in

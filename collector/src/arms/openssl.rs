@@ -365,4 +365,8 @@ impl Session for SServerClient {
             server: None,
         })
     }
+
+    fn server_reports(&self) -> bool {
+        false
+    }
 }

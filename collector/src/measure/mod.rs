@@ -63,6 +63,8 @@ pub struct ArmRun {
     pub early_data: Option<EarlyData>,
     /// Measured in request/response mode.
     pub request: bool,
+    /// The server reports each handshake (see [`Session::server_reports`]).
+    pub server_reports: bool,
 }
 
 impl ArmRun {
@@ -81,6 +83,7 @@ impl ArmRun {
             connect_us: Vec::new(),
             early_data: None,
             request: false,
+            server_reports: true,
         }
     }
 
@@ -97,7 +100,7 @@ impl ArmRun {
             e.offered += u64::from(offered);
             e.accepted += u64::from(accepted && server_got);
         }
-        for p in check(&self.spec, outcome) {
+        for p in check(&self.spec, outcome, self.server_reports) {
             self.problem(p);
         }
         if let Some(c) = &outcome.client {
@@ -196,8 +199,9 @@ pub fn run(
 ) -> Vec<ArmRun> {
     let mut runs: Vec<ArmRun> = sessions
         .iter()
-        .map(|(s, _)| ArmRun {
+        .map(|(s, session)| ArmRun {
             request: plan.request || s.early_data,
+            server_reports: session.server_reports(),
             ..ArmRun::new(*s, plan.samples)
         })
         .collect();

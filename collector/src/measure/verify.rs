@@ -4,13 +4,15 @@ use shared::{Mode, Protocol};
 
 use crate::arms::{ArmSpec, Handshake, Outcome};
 
-/// Every way `outcome` breaks `arm`'s promise (empty when it kept it).
-pub fn check(arm: &ArmSpec, outcome: &Outcome) -> Vec<String> {
+/// Every way `outcome` breaks `arm`'s promise (empty when it kept it). With
+/// `server_reports` false (an external peer server) only the client's report is checked.
+pub fn check(arm: &ArmSpec, outcome: &Outcome, server_reports: bool) -> Vec<String> {
     if arm.protocol == Protocol::Tcp {
         return Vec::new();
     }
     let mut problems = Vec::new();
-    for (side, facts) in [("client", &outcome.client), ("server", &outcome.server)] {
+    let sides = [("client", &outcome.client), ("server", &outcome.server)];
+    for (side, facts) in sides.into_iter().take(if server_reports { 2 } else { 1 }) {
         match facts {
             None => problems.push(format!("{side} reported no handshake")),
             Some(h) => check_side(arm, side, h, &mut problems),
@@ -132,18 +134,21 @@ mod tests {
     fn kept_promises_pass() {
         assert!(check(
             &arm(Protocol::Tls13, Mode::Full),
-            &outcome(Full, TLSv1_3, Some(X25519))
+            &outcome(Full, TLSv1_3, Some(X25519)),
+            true,
         )
         .is_empty());
         assert!(check(
             &arm(Protocol::Tls13, Mode::Resumed),
-            &outcome(Resumed, TLSv1_3, Some(X25519))
+            &outcome(Resumed, TLSv1_3, Some(X25519)),
+            true,
         )
         .is_empty());
         // TLS 1.2 resumption has no key exchange to check.
         assert!(check(
             &arm(Protocol::Tls12, Mode::Resumed),
-            &outcome(Resumed, TLSv1_2, None)
+            &outcome(Resumed, TLSv1_2, None),
+            true
         )
         .is_empty());
     }
@@ -153,6 +158,7 @@ mod tests {
         let p = check(
             &arm(Protocol::Tls13, Mode::Resumed),
             &outcome(Full, TLSv1_3, Some(X25519)),
+            true,
         );
         assert_eq!(
             p,
@@ -168,6 +174,7 @@ mod tests {
         let p = check(
             &arm(Protocol::Tls12, Mode::Full),
             &outcome(Resumed, TLSv1_2, Some(X25519)),
+            true,
         );
         assert_eq!(p.len(), 2, "{p:?}");
     }
@@ -177,11 +184,13 @@ mod tests {
         let p = check(
             &arm(Protocol::Tls13, Mode::Full),
             &outcome(Full, TLSv1_3, Some(secp256r1)),
+            true,
         );
         assert!(p[0].contains("key exchange"), "{p:?}");
         let p = check(
             &arm(Protocol::Tls13, Mode::Full),
             &outcome(Full, TLSv1_2, Some(X25519)),
+            true,
         );
         assert!(p[0].contains("negotiated"), "{p:?}");
     }
@@ -190,8 +199,21 @@ mod tests {
     fn a_foreign_certificate_is_flagged() {
         let mut o = outcome(Full, TLSv1_3, Some(X25519));
         o.client.as_mut().unwrap().expected_cert = Some(false);
-        let p = check(&arm(Protocol::Tls13, Mode::Full), &o);
+        let p = check(&arm(Protocol::Tls13, Mode::Full), &o, true);
         assert!(p[0].contains("certificate other than"), "{p:?}");
+    }
+
+    #[test]
+    fn only_a_server_that_cannot_report_is_excused_from_reporting() {
+        let mut o = outcome(Full, TLSv1_3, Some(X25519));
+        o.server = None;
+        assert!(check(&arm(Protocol::Tls13, Mode::Full), &o, false).is_empty());
+        // The client's report is still checked in full.
+        o.client.as_mut().unwrap().kind = Resumed;
+        assert_eq!(
+            check(&arm(Protocol::Tls13, Mode::Full), &o, false),
+            vec!["client reported a resumed handshake, expected full"]
+        );
     }
 
     #[test]
@@ -199,7 +221,7 @@ mod tests {
         let mut o = outcome(Full, TLSv1_3, Some(X25519));
         o.server = None;
         assert_eq!(
-            check(&arm(Protocol::Tls13, Mode::Full), &o),
+            check(&arm(Protocol::Tls13, Mode::Full), &o, true),
             vec!["server reported no handshake"]
         );
     }

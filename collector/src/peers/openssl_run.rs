@@ -14,12 +14,8 @@ use super::run::Work;
 use crate::arms::openssl::{self, SServer, SServerClient, WWW_FILE};
 use crate::arms::server::Server;
 use crate::arms::{ArmSpec, Session};
-use crate::measure::{self, ArmRun};
+use crate::measure;
 use crate::progress::Progress;
-
-/// What `check` reports for a connection whose server gave no report: accepted for arms
-/// whose server is an external peer (s_server), and only for them.
-const NO_SERVER_REPORT: &str = "server reported no handshake";
 
 type Started<T> = std::result::Result<T, String>;
 
@@ -104,9 +100,8 @@ fn latency_arms(
     let progress = Progress::new(&specs, w.plan.samples);
     let runs = measure::run(&mut sessions, w.plan, &progress, w.ctx.stop);
     progress.finish();
-    for (&i, mut run) in which.iter().zip(runs) {
+    for (&i, run) in which.iter().zip(runs) {
         if run.attempted > 0 {
-            accept_missing_server_reports(&mut run);
             records[i] = Some(w.arms[i].measured_arm(Some(w.version.to_string()), &run));
         }
     }
@@ -233,77 +228,5 @@ fn count_server_kinds(server: &Server, kinds: &mut KindCounts) {
             Ok(Some(_)) => kinds.full_with_hello_retry += 1,
             _ => {}
         }
-    }
-}
-
-/// For an arm whose server is an external peer: every successful connection lacks a
-/// server report by construction; drop exactly that problem, keep every other one.
-fn accept_missing_server_reports(run: &mut ArmRun) {
-    if run.problems.get(NO_SERVER_REPORT) == Some(&(run.samples_us.len() as u64)) {
-        run.problems.remove(NO_SERVER_REPORT);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::*;
-    use crate::arms::{Handshake, Outcome};
-    use shared::{KxGroup, Mode};
-
-    #[test]
-    fn a_missing_server_report_is_the_check_s_wording() {
-        // `accept_missing_server_reports` relies on this exact message.
-        let spec = ArmSpec {
-            protocol: Protocol::Tls13,
-            mode: Mode::Full,
-            resumption: None,
-            cert: Some(CertKind::Rsa2048),
-            kx_group: Some(KxGroup::X25519),
-            ..ArmSpec::TCP_CONNECT
-        };
-        let h = Handshake {
-            kind: rustls::HandshakeKind::Full,
-            protocol: Some(rustls::ProtocolVersion::TLSv1_3),
-            kx_group: Some(rustls::NamedGroup::X25519),
-            cipher_suite: None,
-            expected_cert: Some(true),
-            early_data: None,
-        };
-        let o = Outcome {
-            elapsed: Duration::ZERO,
-            connect: Duration::ZERO,
-            cycle: Duration::ZERO,
-            client: Some(h),
-            server: None,
-        };
-        assert_eq!(
-            measure::check(&spec, &o),
-            vec![NO_SERVER_REPORT.to_string()]
-        );
-    }
-
-    #[test]
-    fn only_a_server_report_missing_on_every_connection_is_accepted() {
-        let spec = ArmSpec::TCP_CONNECT;
-        let mut run = ArmRun::new(spec, 2);
-        run.record_sample(Duration::from_micros(5), Duration::from_micros(9));
-        run.record_sample(Duration::from_micros(5), Duration::from_micros(9));
-        run.problem(NO_SERVER_REPORT.into());
-        run.problem(NO_SERVER_REPORT.into());
-        run.problem("client reported a full handshake, expected resumed".into());
-        accept_missing_server_reports(&mut run);
-        assert_eq!(run.problems.len(), 1, "the other problem stays");
-        let mut run = ArmRun::new(spec, 2);
-        run.record_sample(Duration::from_micros(5), Duration::from_micros(9));
-        run.record_sample(Duration::from_micros(5), Duration::from_micros(9));
-        run.problem(NO_SERVER_REPORT.into());
-        accept_missing_server_reports(&mut run);
-        assert_eq!(
-            run.problems.len(),
-            1,
-            "a report missing on some connections only is not the peer's nature"
-        );
     }
 }
