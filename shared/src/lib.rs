@@ -5,6 +5,7 @@
 //! A JSON Schema of the same types is available through [`json_schema`].
 
 mod index;
+pub mod json;
 pub mod schema;
 mod validate;
 

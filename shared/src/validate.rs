@@ -93,10 +93,10 @@ impl Evidence {
         }
     }
 
-    /// Serializes as pretty JSON (what the collector writes).
+    /// Serializes as JSON (what the collector writes): objects one field a line,
+    /// arrays of numbers on one line (see [`crate::json`]).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self)
-            .expect("evidence serializes: no maps with non-string keys")
+        crate::json::to_string(self).expect("evidence serializes: no maps with non-string keys")
     }
 
     /// Every invariant the evidence breaks; empty when it is consistent.
