@@ -54,6 +54,8 @@ fn quick_run_measures_every_default_arm_honestly() {
             }
         }
     }
+    // The control arm: the first TLS 1.3 full arm again, with phase recording off.
+    expected.push("tls13-full-rsa2048-x25519-untraced".into());
     let mut sorted_ids = ids.clone();
     sorted_ids.sort();
     expected.sort();

@@ -7,9 +7,12 @@ handshakes; and resumed handshakes done right (one server SSLContext for every
 connection; the client takes `sock.session` only after reading application data, so a
 TLS 1.3 ticket has arrived). `session_reused` is reported per connection by both ends.
 
-Timed window: from connect() on a ready socket (TCP_NODELAY, SO_LINGER {on, 0}) until
-`wrap_socket` returns with the handshake complete (it includes creating the SSLSocket);
-it excludes the server's 1-byte app record, read after the timer, and close.
+Timed window, in the order real clients do it (as for every stack the collector measures):
+from before the socket is created (socket(), TCP_NODELAY, SO_LINGER {on, 0}, timeout);
+connect(); then `wrap_socket`, which builds the ClientHello and returns with the handshake
+complete. It excludes the server's 1-byte app record, read after the timer, and close.
+The client closes before it waits for the server's report, and the server reports only
+after the client's close, so the next connection never overlaps this one.
 """
 
 import json
@@ -56,13 +59,14 @@ class Server(threading.Thread):
             conn.settimeout(TIMEOUT)
             sock = conn
             try:
+                report = (peer[1], None, None)
                 if self.ctx is not None:
                     sock = self.ctx.wrap_socket(conn, server_side=True)
-                    self.reports.put((peer[1], sock.session_reused, sock.version()))
-                else:
-                    self.reports.put((peer[1], None, None))
+                    report = (peer[1], sock.session_reused, sock.version())
                 sock.sendall(b"x")
                 drain(sock)
+                # Reported only now: the client waits for it before its next connection.
+                self.reports.put(report)
             except (OSError, ssl.SSLError) as e:
                 self.reports.put((peer[1], "error", str(e)))
             finally:
@@ -111,14 +115,15 @@ class Arm:
     def once(self):
         """One connection: [timed_us, cycle_us, client_reused, server_reused,
         client_version, server_version, cipher]."""
-        sock = ready_socket()
         start = time.perf_counter_ns()
+        sock = ready_socket()
         try:
             sock.connect(self.server.addr)
             if self.client is None:
                 elapsed = time.perf_counter_ns() - start
                 sock.recv(1)
                 port = sock.getsockname()[1]
+                sock.close()
                 self.server.report_for(port)
                 cycle = time.perf_counter_ns() - start
                 return [elapsed / 1000, cycle / 1000, None, None, None, None, None]
@@ -135,16 +140,19 @@ class Arm:
             if resumed_arm:
                 # After reading: a TLS 1.3 ticket has been processed by now.
                 self.session = tls.session
-            server_reused, server_version = self.server.report_for(tls.getsockname()[1])
+            port = tls.getsockname()[1]
+            facts = [tls.session_reused, tls.version(), tls.cipher()[0]]
+            tls.close()
+            server_reused, server_version = self.server.report_for(port)
             cycle = time.perf_counter_ns() - start
             return [
                 elapsed / 1000,
                 cycle / 1000,
-                tls.session_reused,
+                facts[0],
                 server_reused,
-                tls.version(),
+                facts[1],
                 server_version,
-                tls.cipher()[0],
+                facts[2],
             ]
         finally:
             sock.close()

@@ -133,6 +133,16 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_floor: bool,
 
+    /// Do not record phase timestamps. By default every rustls connection in handshake
+    /// mode stamps its moments on both ends (connect, each flight built, written and
+    /// read, done) so the evidence can take each arm's median handshake apart (connect,
+    /// client work, server work, flights in transit) and predict it from its parts and
+    /// one measured hop. The recording's own cost is measured in the same run: one TLS
+    /// 1.3 full arm is measured twice, interleaved, with recording on and off (the copy's
+    /// id ends in `-untraced`).
+    #[arg(long)]
+    pub no_phases: bool,
+
     /// Request/response mode: after the handshake the client sends a small request and
     /// the timed window ends at the first response byte (TTFB), for every arm; adds a
     /// TLS 1.3 0-RTT arm per cert and group whose request goes out as early data.

@@ -93,6 +93,10 @@ pub fn summary(e: &Evidence) -> String {
             ComparisonKind::ResumeRateSpeedup,
             "Resume rate speedup (openssl s_time), rate(-reuse) / rate(-new), only where every -reuse connection resumed:",
         ),
+        (
+            ComparisonKind::PhaseRecordingCost,
+            "Cost of phase recording, p50(recording on) / p50(control arm, recording off):",
+        ),
     ] {
         let rows: Vec<_> = e.comparisons.iter().filter(|c| c.kind == kind).collect();
         if rows.is_empty() {
@@ -110,6 +114,62 @@ pub fn summary(e: &Evidence) -> String {
                 "  {:w$}  {:>7.2}x  (95% CI {:.2} – {:.2}){basis}",
                 c.candidate, c.p50_ratio, c.ci95[0], c.ci95[1]
             );
+        }
+    }
+    out.push_str(&phases(e));
+    out
+}
+
+/// Where the time goes: each decomposed arm's measured p50 beside the model's
+/// prediction and its parts; a miss beyond the tolerance is said, never left silent.
+pub fn phases(e: &Evidence) -> String {
+    let rows: Vec<_> = e
+        .arms
+        .iter()
+        .filter_map(|a| Some((a, a.phases.as_ref()?.decomposition.as_ref()?)))
+        .collect();
+    let mut out = String::new();
+    if rows.is_empty() {
+        return out;
+    }
+    let w = rows
+        .iter()
+        .map(|(a, _)| a.id.len())
+        .max()
+        .unwrap_or(3)
+        .max(3);
+    let _ = writeln!(
+        out,
+        "\nWhere the time goes (medians, µs; one hop = {}):",
+        e.hop.as_ref().map_or("-".into(), |h| us(h.one_way_us))
+    );
+    let _ = writeln!(
+        out,
+        "  {:w$}  {:>9}  {:>9}  {:>6}  {:>8}  {:>15}  {:>15}  {:>13}",
+        "arm",
+        "measured",
+        "predicted",
+        "ratio",
+        "connect",
+        "client (floor)",
+        "server (floor)",
+        "hops × hop"
+    );
+    for (a, d) in rows {
+        let _ = writeln!(
+            out,
+            "  {:w$}  {:>9.1}  {:>9.1}  {:>6.3}  {:>8.1}  {:>15}  {:>15}  {:>13}",
+            a.id,
+            d.measured_p50_us,
+            d.predicted_us,
+            d.prediction_ratio,
+            d.tcp_connect_us,
+            format!("{:.1} ({:.1})", d.client_cpu_us, d.client_floor_us),
+            format!("{:.1} ({:.1})", d.server_cpu_us, d.server_floor_us),
+            format!("{} × {:.1}", d.hops, d.hop_us),
+        );
+        if let Some(miss) = &d.miss {
+            let _ = writeln!(out, "  {:w$}  ^ MODEL MISS: {miss}", "");
         }
     }
     out

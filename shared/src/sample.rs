@@ -71,6 +71,9 @@ pub fn arm(
         rtt_method: None,
         rtt_measured_ms: None,
         early_data: None,
+        phase_recording: None,
+        control_of: None,
+        phases: None,
     }
 }
 
@@ -165,5 +168,6 @@ pub fn evidence() -> Evidence {
         }],
         arms,
         primitives: Vec::new(),
+        hop: None,
     }
 }

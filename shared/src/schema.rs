@@ -26,6 +26,24 @@ pub struct Evidence {
     /// which each arm's `crypto_floor_us` can be recomputed.
     #[serde(default)]
     pub primitives: Vec<Primitive>,
+    /// One hop between two threads over loopback, measured in the same run: the unit
+    /// of waiting in each arm's phase decomposition.
+    #[serde(default)]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    pub hop: Option<Hop>,
+}
+
+/// One one-way hop (see [`Decomposition`]), measured before and after the arms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Hop {
+    pub method: String,
+    /// Timed round trips before the arms, and again after them.
+    pub round_trips: u64,
+    /// Half the median round trip before the arms, and after them, in µs.
+    pub before_us: f64,
+    pub after_us: f64,
+    /// Half the median of both sets of round trips together: the hop the model uses.
+    pub one_way_us: f64,
 }
 
 /// Identity, timing and settings of a run.
@@ -216,6 +234,141 @@ pub struct Arm {
     /// accepted it (both ends must agree for a connection to count as accepted).
     #[serde(default)]
     pub early_data: Option<EarlyData>,
+    /// Whether this arm's connections recorded phase timestamps: true when they did,
+    /// false when recording was off (`--no-phases`, or a control arm), null where they
+    /// are not recorded (stacks other than a rustls client, request/response mode).
+    #[serde(default)]
+    pub phase_recording: Option<bool>,
+    /// Set on a control arm: the id of the arm it copies, measured in the same rounds
+    /// with phase recording off, so the recording's own cost is measured (a
+    /// `phase_recording_cost` comparison). A control arm enters no other comparison.
+    #[serde(default)]
+    pub control_of: Option<String>,
+    /// Where the time of this arm's handshake goes, phase by phase, measured on every
+    /// connection (rustls client arms in handshake mode with phase recording on).
+    #[serde(default)]
+    pub phases: Option<Phases>,
+}
+
+/// An arm's handshakes, phase by phase. (The viewer's wasm build reads only the
+/// decomposition and `irregular`: the per-connection arrays and phase medians are skipped
+/// there, which keeps its download small; native readers get every field.) Both ends stamp the moments of each connection
+/// on one clock shared by every thread (`CLOCK_MONOTONIC`), with their own thread CPU
+/// time (`CLOCK_THREAD_CPUTIME_ID`). Flights are named `c1` (ClientHello), `s1` (the
+/// server's first flight), `c2` (the client's second flight), `s2` (TLS 1.2 full: the
+/// server's ChangeCipherSpec and Finished); `<f>_ready` is when a flight was built
+/// (before its write), `<f>_written` when the write returned, `<f>_read` when the peer's
+/// blocking read returned its first bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Phases {
+    /// The client's moments, in order (`start`, `connected`, `c1_ready`, …, `done`).
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    pub client_events: Vec<String>,
+    /// The server's moments, in order (`accepted`, `c1_read`, …, `done`); empty when the
+    /// server does not report them.
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    pub server_events: Vec<String>,
+    /// Each side's phases (from one moment to the next): median wall and CPU time.
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    pub client: Vec<PhaseStat>,
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    pub server: Vec<PhaseStat>,
+    /// The median handshake taken apart along its critical path, and the model's
+    /// prediction beside the measured p50; null when the arm has no server timestamps.
+    pub decomposition: Option<Decomposition>,
+    /// Timed connections whose moments did not follow the arm's sequence (e.g. a
+    /// HelloRetryRequest); left out of the medians, kept in the per-connection arrays.
+    pub irregular: u64,
+    /// Per timed connection (the order of `samples_us`): the client's moments as µs
+    /// after its `start` (0.1 µs resolution); `client_cpu_us` the client thread's CPU
+    /// time at each moment, in µs after its CPU time at `start`.
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    pub client_wall_us: Vec<Vec<f64>>,
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    pub client_cpu_us: Vec<Vec<f64>>,
+    /// The server's moments as µs after the *client's* `start` (the same clock), and
+    /// the server thread's CPU time in µs after its CPU time at `accepted`.
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    pub server_wall_us: Vec<Vec<f64>>,
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    pub server_cpu_us: Vec<Vec<f64>>,
+}
+
+/// One phase of one side: from one moment to the next.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PhaseStat {
+    pub from: String,
+    pub to: String,
+    /// Median over regular connections of the phase's wall time, in µs.
+    pub wall_p50_us: f64,
+    /// Median over regular connections of the thread CPU time it took, in µs.
+    pub cpu_p50_us: f64,
+}
+
+/// What one step on the critical path is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// Socket creation and `connect()` (the kernel's SYN, SYN-ACK, ACK).
+    Connect,
+    /// The client thread working (building or processing flights, its last write).
+    Client,
+    /// The server thread working.
+    Server,
+    /// A flight in transit: from the sender's `<f>_ready` to the receiver's `<f>_read`
+    /// (the write, the wire, the wake-up, the read).
+    Wire,
+}
+
+/// One step of the critical path, with its median.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PathStep {
+    pub kind: StepKind,
+    /// E.g. `connected → c1_ready` (the client builds its ClientHello).
+    pub label: String,
+    /// Median over regular connections, in µs.
+    pub p50_us: f64,
+}
+
+/// The median handshake taken apart, and a model that predicts it.
+///
+/// Measured: every regular connection's window is cut along its critical path into
+/// `connect`, client work, server work and flights in transit (exactly: the parts of one
+/// connection add up to its window). Model: `predicted_us = tcp_connect_us +
+/// client_cpu_us + server_cpu_us + hops × hop_us`, where the first three are the medians
+/// of those parts and `hop_us` is one one-way hop measured separately in the same run
+/// (a 1-byte ping-pong between two threads over loopback TCP). A miss of more than 10%
+/// says the waiting is not explained by the hops.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Decomposition {
+    /// The critical path, step by step, in order.
+    pub path: Vec<PathStep>,
+    /// Median over connections of each kind of step's per-connection sum, in µs.
+    pub tcp_connect_us: f64,
+    /// Wall time of the client's working steps (its thread is busy, not waiting).
+    pub client_cpu_us: f64,
+    /// Of that, the client's public-key operations (from `crypto_floor_parts`).
+    pub client_floor_us: f64,
+    /// Thread CPU time the client spent in its working steps (for comparison: it also
+    /// counts kernel work charged to the thread).
+    pub client_thread_cpu_us: f64,
+    pub server_cpu_us: f64,
+    pub server_floor_us: f64,
+    pub server_thread_cpu_us: f64,
+    /// Flights the client waits for on the critical path, and the hop they cost.
+    pub hops: u64,
+    pub hop_us: f64,
+    /// `hops × hop_us`.
+    pub waiting_us: f64,
+    /// The same, measured: median per-connection sum of the `wire` steps.
+    pub waiting_measured_us: f64,
+    pub predicted_us: f64,
+    pub measured_p50_us: f64,
+    /// `predicted_us / measured_p50_us`.
+    pub prediction_ratio: f64,
+    /// Set when the prediction misses the measured p50 by more than 10%: by how much,
+    /// in words. Never a silent gap.
+    pub miss: Option<String>,
 }
 
 /// Early-data counts of a 0-RTT arm.
@@ -359,6 +512,9 @@ pub enum ComparisonKind {
     /// `rate(reuse) / rate(new)` for a rate-only tool, per [`RateBasis`], only where
     /// resumption was confirmed: baseline is the `-new` arm, candidate the `-reuse` arm.
     ResumeRateSpeedup,
+    /// `p50(traced) / p50(untraced)`: what recording phase timestamps costs. Baseline is
+    /// the control arm (recording off), candidate the arm it copies.
+    PhaseRecordingCost,
 }
 
 macro_rules! string_enum {

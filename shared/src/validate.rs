@@ -6,6 +6,8 @@ use std::fmt;
 
 use crate::schema::{Arm, ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
 
+mod phases;
+
 /// Why a file is not usable evidence.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EvidenceError {
@@ -160,7 +162,9 @@ impl Evidence {
                 ArmKind::Rate => check_rate(arm, &at, &mut bad),
                 ArmKind::Latency => check_latency(arm, &at, &mut bad),
             }
+            phases::check(arm, &at, &mut bad);
         }
+        phases::check_control(&self.arms, &self.comparisons, &mut bad);
         for (i, c) in self.comparisons.iter().enumerate() {
             for (field, id) in [("baseline", &c.baseline), ("candidate", &c.candidate)] {
                 if !ids.contains(id.as_str()) {

@@ -10,6 +10,7 @@ pub mod s_time;
 pub mod server;
 pub mod tcp;
 pub mod tls;
+pub mod trace;
 
 use std::fmt;
 use std::time::Duration;
@@ -40,6 +41,20 @@ pub struct ArmSpec {
     pub fault: Fault,
     /// 0-RTT: a resumed TLS 1.3 arm whose request goes out as early data.
     pub early_data: bool,
+    /// Whether each connection records phase timestamps (rustls arms).
+    pub phases: PhaseRecording,
+}
+
+/// Phase recording on an arm's connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PhaseRecording {
+    #[default]
+    On,
+    /// Off (`--no-phases`, or a stack that cannot record phases).
+    Off,
+    /// Off, on a copy of a traced arm measured in the same rounds: the control that shows
+    /// what the recording itself costs. Its id ends in `-untraced`.
+    Control,
 }
 
 /// How a session is run: timeouts, request/response mode and where the server lives.
@@ -80,6 +95,7 @@ impl ArmSpec {
         kx_group: None,
         fault: Fault::None,
         early_data: false,
+        phases: PhaseRecording::On,
     };
 
     /// Readable, stable id: `tcp-connect`, `tls13-full-rsa2048-x25519`,
@@ -104,6 +120,9 @@ impl ArmSpec {
         if let Some(g) = self.kx_group {
             parts.push(g.as_str());
         }
+        if self.phases == PhaseRecording::Control {
+            parts.push("untraced");
+        }
         parts.join("-")
     }
 
@@ -117,11 +136,11 @@ impl ArmSpec {
     /// What one sample covers, in words (written into the evidence).
     pub fn timed_window(&self, request: bool) -> &'static str {
         match (self.protocol, request || self.early_data) {
-            (Protocol::Tcp, false) => "TCP connect: from connect() on a ready socket until connect() returns (SYN, SYN-ACK, ACK); excludes socket creation, the app byte and close",
-            (Protocol::Tcp, true) => "TTFB over TCP: from connect() on a ready socket until the client reads the first response byte to its request (sent right after connect); excludes socket creation and close",
-            (_, false) => "connect + TLS handshake: from connect() on a ready socket until the client's rustls reports the handshake complete; excludes socket creation, certificate generation, the server's 1-byte app record (read after the timer, so TLS 1.3 tickets are processed) and close",
-            (_, true) if self.early_data => "TTFB with 0-RTT: from connect() on a ready socket until the client reads the first response byte; the request is sent as TLS 1.3 early data with the ClientHello and the server answers before the handshake completes (half-RTT data); excludes socket creation and close",
-            (_, true) => "TTFB over TLS: from connect() on a ready socket until the client reads the first response byte to its request, sent as soon as the handshake allows; excludes socket creation and close",
+            (Protocol::Tcp, false) => "TCP connect: from before the client's socket is created (socket(), TCP_NODELAY, SO_LINGER {on, 0}, timeouts) until connect() returns (SYN, SYN-ACK, ACK); excludes the server's app byte and close",
+            (Protocol::Tcp, true) => "TTFB over TCP: from before the client's socket is created until the client reads the first response byte to its request (sent right after connect); excludes close",
+            (_, false) => "connect + TLS handshake, in the order real clients do it: from before the client's socket is created; socket, connect(), then the rustls ClientConnection (ClientHello, key share, PSK binder), then handshake I/O until the handshake is complete and the client's last flight is written; excludes certificate generation, the server's 1-byte app record (read after the timer, so TLS 1.3 tickets are processed) and close. The client starts its next connection only after the server reported this one, which it does after the client's close",
+            (_, true) if self.early_data => "TTFB with 0-RTT: from before the client's socket is created; socket, connect(), then the rustls ClientConnection with the request written as TLS 1.3 early data (it leaves with the ClientHello), until the client reads the first response byte; the server answers before the handshake completes (half-RTT data); excludes close",
+            (_, true) => "TTFB over TLS: from before the client's socket is created; socket, connect(), the rustls ClientConnection, the handshake, the request sent as soon as the handshake allows, until the client reads the first response byte; excludes close",
         }
     }
 
@@ -173,6 +192,8 @@ pub struct Handshake {
     pub expected_cert: Option<bool>,
     /// 0-RTT arms: (offered, accepted) early data, as this end saw it.
     pub early_data: Option<(bool, bool)>,
+    /// This end's phase timestamps, where it records them (see [`trace`]).
+    pub trace: Option<trace::Trace>,
 }
 
 /// A started arm: each call makes one real connection against the arm's server.
@@ -211,6 +232,7 @@ pub fn default_set(certs: &[CertKind], groups: &[KxGroup], zero_rtt: bool) -> Ve
                         kx_group: Some(group),
                         fault: Fault::None,
                         early_data: false,
+                        phases: PhaseRecording::On,
                     });
                 }
                 if zero_rtt && protocol == Protocol::Tls13 {
@@ -222,6 +244,7 @@ pub fn default_set(certs: &[CertKind], groups: &[KxGroup], zero_rtt: bool) -> Ve
                         kx_group: Some(group),
                         fault: Fault::None,
                         early_data: true,
+                        phases: PhaseRecording::On,
                     });
                 }
             }

@@ -23,9 +23,9 @@ use crate::peers::private_dir::{Guarded, PrivateDir};
 pub const SCRIPT: &str = include_str!("../../peers/python_arm.py");
 
 /// What one sample covers (written into the evidence).
-pub const TIMED_WINDOW: &str = "Python ssl: from connect() on a ready socket (TCP_NODELAY, SO_LINGER {on, 0}) until SSLContext.wrap_socket returns with the handshake complete (includes creating the SSLSocket object); excludes socket creation, the server's 1-byte app record (read after the timer; the resumed arms take the session only after it, so TLS 1.3 tickets have arrived) and close. Server: a thread in the same Python process, one SSLContext per arm for every connection; the GIL is released during OpenSSL calls";
+pub const TIMED_WINDOW: &str = "Python ssl, in the order real clients do it: from before the client's socket is created (socket(), TCP_NODELAY, SO_LINGER {on, 0}, timeout); connect(); then SSLContext.wrap_socket, which builds the ClientHello and returns with the handshake complete; excludes the server's 1-byte app record (read after the timer; the resumed arms take the session only after it, so TLS 1.3 tickets have arrived) and close. Server: a thread in the same Python process, one SSLContext per arm for every connection; the GIL is released during OpenSSL calls";
 /// The TCP arm's window.
-pub const TCP_WINDOW: &str = "Python socket: from connect() on a ready socket until connect() returns; excludes socket creation, the server's byte and close. Server: a thread in the same Python process";
+pub const TCP_WINDOW: &str = "Python socket: from before the client's socket is created until connect() returns; excludes the server's byte and close. Server: a thread in the same Python process";
 
 /// `python3`'s version and the OpenSSL its `ssl` module uses, e.g. `3.11.7 / OpenSSL 3.0.19 27 Jan 2026`.
 pub fn version(program: &Path) -> Result<String> {
@@ -209,6 +209,7 @@ fn arm_run(spec: ArmSpec, arm: OutArm) -> Result<ArmRun> {
                 cipher_suite: None,
                 expected_cert: None,
                 early_data: None,
+                trace: None,
             };
             let name = if side == Side::Client {
                 "client"

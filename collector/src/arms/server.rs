@@ -24,8 +24,10 @@ pub struct ServerReport {
 
 /// An arm's per-connection server logic.
 pub trait Handler: Send + 'static {
-    /// Serves one accepted connection: handshake, then `report` exactly once, then one
-    /// application byte, then read until the client closes.
+    /// Serves one accepted connection: handshake, then one application byte (or the
+    /// answer to a request), then read until the client closes, then `report` exactly
+    /// once (on a failure, as soon as it happens). Reporting last means a client that
+    /// waits for the report starts its next connection only when this one is over.
     fn handle(
         &mut self,
         stream: TcpStream,

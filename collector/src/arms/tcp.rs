@@ -20,7 +20,6 @@ impl Handler for TcpHandler {
         mut stream: TcpStream,
         report: &mut dyn FnMut(Result<Option<Handshake>, String>),
     ) {
-        report(Ok(None));
         let answered = if self.request {
             let mut req = vec![0u8; REQUEST.len()];
             stream
@@ -30,8 +29,12 @@ impl Handler for TcpHandler {
         } else {
             stream.write_all(b"x")
         };
-        if answered.is_ok() {
-            drain(stream);
+        match answered {
+            Ok(()) => {
+                drain(stream);
+                report(Ok(None));
+            }
+            Err(e) => report(Err(format!("answering: {e}"))),
         }
     }
 }
@@ -45,10 +48,11 @@ pub fn start_server(opts: &SessionOptions) -> Result<Server> {
 }
 
 /// The client half: one connection (and in request mode one request) against `addr`.
-/// Returns the outcome (no handshake facts) and the client's local port.
+/// The timer starts before the socket is created, as for every other arm. Returns the
+/// outcome (no handshake facts) and the client's local port.
 pub fn once(addr: SocketAddr, io_timeout: Duration, request: bool) -> Result<(Outcome, u16)> {
-    let socket = ready_socket(io_timeout)?;
     let start = Instant::now();
+    let socket = ready_socket(io_timeout)?;
     socket.connect(&addr.into()).context("connect")?;
     let connect = start.elapsed();
     let mut stream: TcpStream = socket.into();

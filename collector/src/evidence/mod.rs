@@ -78,7 +78,22 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         rtt_measured_ms: (!run.connect_us.is_empty())
             .then(|| stats::median_in_place(&mut run.connect_us.clone()) / 1000.0),
         early_data: run.early_data,
+        phase_recording: phase_recording(run),
+        phases: crate::measure::phases::from_traces(&run.traces)
+            .filter(|_| run.traces.len() as u64 == succeeded),
+        control_of: None,
     }
+}
+
+/// Whether the arm recorded phases: true when its connections did, false when a rustls
+/// client arm had recording off, null otherwise (other stacks, request mode).
+fn phase_recording(run: &ArmRun) -> Option<bool> {
+    use crate::arms::PhaseRecording;
+    if !run.traces.is_empty() {
+        return Some(true);
+    }
+    let rustls_client = run.spec.protocol != Protocol::Tcp && run.spec.stack() == Stack::Rustls;
+    (rustls_client && !run.request && run.spec.phases != PhaseRecording::On).then_some(false)
 }
 
 /// Resume speedups (`p50(full) / p50(resumed)`) for every sound resumed arm with a sound
@@ -86,7 +101,9 @@ pub fn build_arm(run: &ArmRun) -> Arm {
 /// full TLS arm. Arms with an `error` get no comparison: a speedup from connections that
 /// did not resume would be a false claim.
 pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison> {
-    let sound = |a: &&Arm| a.error.is_none() && a.latency_us.is_some();
+    let measured = |a: &&Arm| a.error.is_none() && a.latency_us.is_some();
+    // A control arm (phase recording off) enters only its own comparison.
+    let sound = |a: &&Arm| measured(a) && a.control_of.is_none();
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut out = Vec::new();
     let mut push = |kind, baseline: &Arm, candidate: &Arm, numerator: &Arm, denominator: &Arm| {
@@ -142,6 +159,21 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
             .or_else(|| tcps().find(|a| a.client_stack == Stack::KernelTcp));
         if let Some(tcp) = tcp {
             push(ComparisonKind::TlsOverTcp, tcp, tls, tls, tcp);
+        }
+    }
+    for control in arms.iter().filter(measured) {
+        let traced = control
+            .control_of
+            .as_ref()
+            .and_then(|id| arms.iter().filter(sound).find(|a| &a.id == id));
+        if let Some(traced) = traced {
+            push(
+                ComparisonKind::PhaseRecordingCost,
+                control,
+                traced,
+                traced,
+                control,
+            );
         }
     }
     out

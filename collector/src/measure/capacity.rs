@@ -31,6 +31,7 @@ pub fn base_spec(certs: &[CertKind], groups: &[KxGroup]) -> ArmSpec {
         kx_group: Some(groups.first().copied().unwrap_or(KxGroup::X25519)),
         fault: Fault::None,
         early_data: false,
+        phases: crate::arms::PhaseRecording::Off,
     }
 }
 

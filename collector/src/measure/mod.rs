@@ -2,6 +2,9 @@
 //! a resumed arm that did not resume an error rather than a number.
 
 pub mod capacity;
+pub mod decompose;
+pub mod hop;
+pub mod phases;
 pub mod rtt;
 pub mod stats;
 mod verify;
@@ -65,6 +68,9 @@ pub struct ArmRun {
     pub request: bool,
     /// The server reports each handshake (see [`Session::server_reports`]).
     pub server_reports: bool,
+    /// Both ends' phase moments of every successful connection (in the order of
+    /// `samples_us`), where recorded.
+    pub traces: Vec<phases::ConnTrace>,
 }
 
 impl ArmRun {
@@ -84,6 +90,7 @@ impl ArmRun {
             early_data: None,
             request: false,
             server_reports: true,
+            traces: Vec::new(),
         }
     }
 
@@ -108,6 +115,13 @@ impl ArmRun {
         }
         if let Some(s) = &outcome.server {
             self.count(Side::Server, s);
+        }
+        let client = outcome.client.as_ref().and_then(|c| c.trace.clone());
+        if client.is_some() {
+            self.traces.push(phases::ConnTrace {
+                client,
+                server: outcome.server.as_ref().and_then(|s| s.trace.clone()),
+            });
         }
     }
 

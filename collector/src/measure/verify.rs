@@ -101,6 +101,7 @@ mod tests {
             kx_group: Some(KxGroup::X25519),
             fault: Fault::None,
             early_data: false,
+            phases: crate::arms::PhaseRecording::On,
         }
     }
 
@@ -116,6 +117,7 @@ mod tests {
             cipher_suite: None,
             expected_cert: Some(true),
             early_data: None,
+            trace: None,
         };
         Outcome {
             elapsed: Duration::ZERO,

@@ -69,6 +69,9 @@ impl ServedArm {
             kx_group: self.kx_group,
             fault: Fault::None,
             early_data: self.early_data,
+            // The client's moments are recorded; the server's stay on its host (another
+            // clock), so a two-host arm has no decomposition.
+            phases: crate::arms::PhaseRecording::On,
         }
     }
 }
@@ -116,6 +119,8 @@ impl TryFrom<WireFacts> for Handshake {
             cipher_suite: w.cipher_suite.map(rustls::CipherSuite::from),
             expected_cert: None,
             early_data: w.early_data,
+            // Another host's clock: its phase timestamps cannot be set against ours.
+            trace: None,
         })
     }
 }

@@ -1,5 +1,6 @@
 //! `collector run`: plan, measure, write evidence, summarize.
 
+mod phases;
 mod plan;
 mod record;
 
@@ -68,6 +69,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         peer_phase.ids().iter().for_each(|id| println!("{id}"));
         return Ok(ExitCode::SUCCESS);
     }
+    let control = phases::plan(&mut specs, args.no_phases, request);
     if args.break_resumption {
         specs
             .iter_mut()
@@ -102,6 +104,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         plan.warmup_per_chunk,
         args.out.display()
     );
+    // One hop before and after the arms (loopback runs with phase recording).
+    let measure_hop = !args.no_phases && !request && args.target.is_none();
+    let hop_before = if measure_hop {
+        phases::hop_round_trips(io_timeout)
+    } else {
+        Vec::new()
+    };
     let mut server_host = None;
     let bind_address = match (args.target, &rtts) {
         (Some(t), _) => t.ip().to_string(),
@@ -130,6 +139,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 measure::arms(&specs, &plan, &cert_store, &opts, &stop)?
             }
         }
+    };
+    phases::mark_control(&mut arms, &control);
+    let hop_after = if measure_hop && !stop.load(Ordering::SeqCst) {
+        phases::hop_round_trips(io_timeout)
+    } else {
+        Vec::new()
     };
     if !args.concurrency.is_empty() && !stop.load(Ordering::SeqCst) {
         let spec = capacity::base_spec(&certs, &groups);
@@ -164,6 +179,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         primitives = floor::measure(&arms, record::FLOOR_OPS)?;
         arms.iter_mut().for_each(|a| floor::apply(a, &primitives));
     }
+    let hop = phases::finish(&mut arms, &hop_before, &hop_after)?;
     let finished = OffsetDateTime::now_utc();
     let mut comparisons = evidence::comparisons(&arms, args.bootstrap as usize, seed);
     comparisons.append(&mut peer.comparisons);
@@ -203,6 +219,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         arms,
         comparisons,
         primitives,
+        hop,
     };
     finish(&args.out, &evidence, finished - started, interrupted)
 }

@@ -73,6 +73,17 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
     );
     put("matrix", args.matrix.to_string());
     put(
+        "phase_recording",
+        if args.no_phases {
+            "off (--no-phases)".into()
+        } else if plan.request {
+            "off: phases are recorded for handshake windows, not in request/response mode".into()
+        } else {
+            "on: every rustls connection stamps its moments on both ends (CLOCK_MONOTONIC wall time, CLOCK_THREAD_CPUTIME_ID thread CPU); one control arm (id ending -untraced) is measured with recording off in the same rounds".to_string()
+        },
+    );
+    put("phase_model", crate::measure::decompose::MODEL.into());
+    put(
         "request_mode",
         if plan.request {
             format!("on: the client sends {} request bytes after the handshake (0-RTT arms: as early data) and the timed window ends at the first of the {} response bytes; the server then writes one more byte after its handshake completes, read untimed before the close", REQUEST.len(), RESPONSE.len())

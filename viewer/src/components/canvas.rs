@@ -8,8 +8,9 @@ use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-use crate::charts::{against, bars, cdf, lines, speedup, stacks, Scale};
+use crate::charts::{against, bars, cdf, lines, speedup, stacks, waterfall, Scale};
 use crate::data::derive::{CdfSeries, PercentileBar, SpeedupBar};
+use crate::data::phases::Waterfall;
 use crate::data::series::{CapacityMetric, Line};
 use crate::data::stacks::{StackLatency, StackSpeedup};
 
@@ -23,6 +24,7 @@ pub enum ChartSpec {
     StackSpeedups(Vec<StackSpeedup>),
     Capacity(Vec<Line>, CapacityMetric),
     Ttfb(Vec<Line>),
+    Waterfall(Vec<Waterfall>),
 }
 
 impl ChartSpec {
@@ -37,6 +39,7 @@ impl ChartSpec {
             ChartSpec::StackLatency(r, _) => bars::height_for(r.len(), 2),
             ChartSpec::StackSpeedups(r) => bars::height_for(r.len(), 2),
             ChartSpec::Cdf(..) | ChartSpec::Capacity(..) | ChartSpec::Ttfb(_) => lines::HEIGHT,
+            ChartSpec::Waterfall(r) => waterfall::height_for(r.len()),
         }
     }
 
@@ -49,6 +52,7 @@ impl ChartSpec {
             ChartSpec::StackLatency(r, _) => r.len(),
             ChartSpec::StackSpeedups(r) => r.len(),
             ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) => l.len(),
+            ChartSpec::Waterfall(r) => r.len(),
         }
     }
 }
@@ -90,6 +94,7 @@ fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
         ChartSpec::StackSpeedups(r) => stacks::draw_stack_speedups(&area, r, dpr),
         ChartSpec::Capacity(l, metric) => against::draw_capacity(&area, l, *metric, dpr),
         ChartSpec::Ttfb(l) => against::draw_ttfb(&area, l, dpr),
+        ChartSpec::Waterfall(r) => waterfall::draw_waterfalls(&area, r, dpr),
     }
 }
 

@@ -11,6 +11,7 @@ use crate::data::filter::ArmFilter;
 use crate::data::format::{fmt_ratio, fmt_us};
 use crate::data::load::LoadedRun;
 use crate::data::matrix::{matrices, Matrix};
+use crate::data::phases::{waterfalls, Waterfall};
 use crate::data::series::{capacity_lines, ttfb_lines, CapacityMetric};
 use crate::data::stacks::{stack_latencies, stack_speedups, StackSpeedup};
 
@@ -32,6 +33,7 @@ pub fn RunViews(props: &ViewsProps) -> Html {
     let rate = capacity_lines(ev, f, CapacityMetric::Rate);
     let p99 = capacity_lines(ev, f, CapacityMetric::P99);
     let ttfb = ttfb_lines(ev, f);
+    let falls = waterfalls(ev, f);
     // (id, heading, what it shows, data): one `<Chart>` in a loop rather than one per
     // view keeps the generated markup code small.
     let mut charts: Vec<(&str, &str, &str, ChartSpec)> = Vec::new();
@@ -73,6 +75,14 @@ pub fn RunViews(props: &ViewsProps) -> Html {
             ChartSpec::Ttfb(ttfb),
         ));
     }
+    if !falls.is_empty() {
+        charts.push((
+            "phases",
+            "Where the time goes: each handshake phase by phase",
+            "per arm, the measured critical path (connect, client work, server work, flights in transit) above the model's parts (public-key floor darker, hops × one hop), with the measured p50 as a tick",
+            ChartSpec::Waterfall(falls.clone()),
+        ));
+    }
     html! {<>
         for (id, title, label, spec) in charts {
             <Chart id={format!("chart-{id}-{key}")} title={AttrValue::from(title.to_string())}
@@ -80,7 +90,75 @@ pub fn RunViews(props: &ViewsProps) -> Html {
         }
         if !speedups.is_empty() { {speedup_table(&speedups)} }
         for grid in grids.iter() { {grid_table(grid)} }
+        if !falls.is_empty() { {phase_table(&falls)} }
     </>}
+}
+
+/// "Where the time goes" as a table: measured p50, the model's prediction and parts.
+fn phase_table(rows: &[Waterfall]) -> Html {
+    let head = [
+        "arm",
+        "measured p50",
+        "predicted (× p50)",
+        "connect",
+        "client work (floor)",
+        "server work (floor)",
+        "hops × one hop (measured)",
+        "model",
+    ];
+    html! {
+        <details class="phases" open=true>
+            <summary>{"Where the time goes: as a table"}</summary>
+            <table class="arms phases">
+                <thead><tr>
+                    for h in head { <th scope="col">{h}</th> }
+                </tr></thead>
+                <tbody>
+                for r in rows {
+                    <tr data-arm={r.arm.clone()}>
+                        {phase_cells(r).into_iter().map(|(c, t)| td(c, None, t)).collect::<Html>()}
+                    </tr>
+                }
+                </tbody>
+            </table>
+        </details>
+    }
+}
+
+/// The table's cells for one arm: (class, text).
+fn phase_cells(r: &Waterfall) -> Vec<(&'static str, String)> {
+    let part = |i: usize| r.model.get(i).map_or(0.0, |p| p.1);
+    vec![
+        ("", r.arm.clone()),
+        ("num", fmt_us(r.measured_p50)),
+        (
+            "num",
+            format!("{} ({})", fmt_us(r.predicted), fmt_ratio(r.ratio)),
+        ),
+        ("num", fmt_us(part(0))),
+        (
+            "num",
+            format!("{} ({})", fmt_us(part(1) + part(2)), fmt_us(part(1))),
+        ),
+        (
+            "num",
+            format!("{} ({})", fmt_us(part(3) + part(4)), fmt_us(part(3))),
+        ),
+        (
+            "num",
+            format!(
+                "{} × {} = {} ({})",
+                r.hops,
+                fmt_us(r.hop_us),
+                fmt_us(part(5)),
+                fmt_us(r.waiting_measured)
+            ),
+        ),
+        match &r.miss {
+            Some(m) => ("error", m.clone()),
+            None => ("", "within 10% of p50".into()),
+        },
+    ]
 }
 
 /// The stack speedups as text, one line per chart row (also what tests read).

@@ -9,8 +9,10 @@ use anyhow::{Context, Result};
 use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, ClientConnection};
 
+use super::drive::{self, End};
 use super::{client_config, facts, spec_parts, start_server};
 use crate::arms::server::{ready_socket, Server};
+use crate::arms::trace::{Stamp, Trace};
 use crate::arms::{ArmSpec, Handshake, Outcome, Session, SessionOptions, END, REQUEST, RESPONSE};
 use crate::certs::CertStore;
 
@@ -23,6 +25,8 @@ pub struct TlsClient {
     io_timeout: Duration,
     request: bool,
     early_data: bool,
+    /// Record phase timestamps on every connection.
+    phases: bool,
 }
 
 /// What the client end of one connection saw.
@@ -55,27 +59,38 @@ impl TlsClient {
             io_timeout: opts.io_timeout,
             request: opts.request || arm.early_data,
             early_data: arm.early_data,
+            // Phases are recorded for handshake windows (not request/response mode).
+            phases: arm.phases == crate::arms::PhaseRecording::On
+                && !(opts.request || arm.early_data),
         })
     }
 
-    /// Connect and handshake; the timer starts at connect() and `elapsed` is read the
-    /// moment the handshake completes. On 0-RTT arms the request is queued as early data
-    /// first, and leaves with the ClientHello.
+    /// Connect and handshake, in the order real clients do it (tokio-rustls,
+    /// `rustls::Stream`): the timer starts before the socket is created; then the socket,
+    /// `connect()`, the rustls `ClientConnection` (the ClientHello: key share, PSK binder,
+    /// and on 0-RTT arms the request as early data), then handshake I/O until the
+    /// handshake is complete and the client's last flight is written, when `elapsed` is read.
     pub fn handshake(&self, addr: SocketAddr) -> Result<Handshaken> {
+        let mut trace = Trace::new(self.phases);
+        let started = if self.phases {
+            let start = Stamp::now();
+            trace.mark_at("start", start);
+            start.wall
+        } else {
+            Instant::now()
+        };
         let socket = ready_socket(self.io_timeout)?;
+        socket.connect(&addr.into()).context("connect")?;
+        let connect = started.elapsed();
+        trace.mark("connected");
+        let mut tcp: TcpStream = socket.into();
         let mut conn = ClientConnection::new(self.config.clone(), self.name.clone())?;
         let offered = self.early_data
             && match conn.early_data() {
                 Some(mut early) => early.write(REQUEST)? == REQUEST.len(),
                 None => false,
             };
-        let started = Instant::now();
-        socket.connect(&addr.into()).context("connect")?;
-        let connect = started.elapsed();
-        let mut tcp: TcpStream = socket.into();
-        while conn.is_handshaking() {
-            conn.complete_io(&mut tcp).context("handshake")?;
-        }
+        drive::handshake(&mut conn, &mut tcp, &mut trace, End::Client)?;
         let elapsed = started.elapsed();
         Ok(Handshaken {
             conn,
@@ -84,6 +99,7 @@ impl TlsClient {
             connect,
             elapsed,
             offered,
+            trace,
         })
     }
 
@@ -97,6 +113,7 @@ impl TlsClient {
             f.early_data = self
                 .early_data
                 .then_some((h.offered, h.offered && h.conn.is_early_data_accepted()));
+            f.trace = h.trace.clone().into_events();
         }
         facts
     }
@@ -142,6 +159,8 @@ pub struct Handshaken {
     pub elapsed: Duration,
     /// Early data was queued with the ClientHello.
     pub offered: bool,
+    /// The client's phase timestamps (empty unless phase recording is on).
+    pub trace: Trace,
 }
 
 impl ClientSide {
@@ -178,5 +197,95 @@ impl Session for TlsSession {
             .server
             .report_for(c.local_port, self.client.io_timeout)?;
         Ok(c.into_outcome(server))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rustls::crypto::{aws_lc_rs, ActiveKeyExchange, SupportedKxGroup};
+    use rustls::{NamedGroup, RootCertStore};
+    use shared::{CertKind, KxGroup, Mode, Protocol};
+
+    use super::*;
+    use crate::arms::{Fault, PhaseRecording};
+
+    /// X25519 whose client key share takes `DELAY` longer to make.
+    #[derive(Debug)]
+    struct SlowKeyShare;
+    const DELAY: Duration = Duration::from_millis(20);
+
+    impl SupportedKxGroup for SlowKeyShare {
+        fn start(&self) -> std::result::Result<Box<dyn ActiveKeyExchange>, rustls::Error> {
+            std::thread::sleep(DELAY);
+            aws_lc_rs::kx_group::X25519.start()
+        }
+        fn name(&self) -> NamedGroup {
+            NamedGroup::X25519
+        }
+    }
+
+    fn arm(protocol: Protocol) -> ArmSpec {
+        ArmSpec {
+            protocol,
+            mode: Mode::Full,
+            resumption: None,
+            cert: Some(CertKind::EcdsaP256),
+            kx_group: Some(KxGroup::X25519),
+            fault: Fault::None,
+            early_data: false,
+            phases: PhaseRecording::On,
+        }
+    }
+
+    /// The client's key share is made when the ClientHello is built (TLS 1.3) or after
+    /// the ServerHello (TLS 1.2): either way inside the timed window, and in TLS 1.3
+    /// between `connected` and `c1_ready`.
+    #[test]
+    fn a_slow_client_hello_is_inside_the_window() {
+        let certs = CertStore::generate([CertKind::EcdsaP256]).unwrap();
+        let opts = SessionOptions::loopback(Duration::from_secs(5), false);
+        for protocol in [Protocol::Tls13, Protocol::Tls12] {
+            let arm = arm(protocol);
+            let server = start_server(&arm, &certs, &opts, 1).unwrap();
+            let mut provider = aws_lc_rs::default_provider();
+            provider.kx_groups = vec![Box::leak(Box::new(SlowKeyShare))];
+            let mut roots = RootCertStore::empty();
+            roots
+                .add(certs.get(CertKind::EcdsaP256).unwrap().ca.clone())
+                .unwrap();
+            let config = ClientConfig::builder_with_provider(Arc::new(provider))
+                .with_protocol_versions(&[match protocol {
+                    Protocol::Tls12 => &rustls::version::TLS12,
+                    _ => &rustls::version::TLS13,
+                }])
+                .unwrap()
+                .with_root_certificates(roots)
+                .with_no_client_auth();
+            let leaf = certs.get(CertKind::EcdsaP256).unwrap().leaf.clone();
+            let client = TlsClient::with_config(&arm, config, leaf, &opts).unwrap();
+            let h = client.handshake(server.addr()).unwrap();
+            assert!(!h.conn.is_handshaking());
+            assert!(
+                h.elapsed >= DELAY,
+                "{protocol}: the key share's {DELAY:?} is inside the window ({:?})",
+                h.elapsed
+            );
+            let at = |name: &str| {
+                h.trace.events.iter().find(|e| e.0 == name).unwrap().1.wall - h.started
+            };
+            if protocol == Protocol::Tls13 {
+                assert!(
+                    at("c1_ready") - at("connected") >= DELAY,
+                    "built after connect()"
+                );
+            } else {
+                assert!(
+                    at("c2_ready") - at("s1_read") >= DELAY,
+                    "made after the ServerHello"
+                );
+            }
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! [`server`], the client and the session in [`client`].
 
 mod client;
+mod drive;
 mod server;
 
 pub use client::{ClientSide, Handshaken, TlsClient, TlsSession};
@@ -107,5 +108,6 @@ pub(crate) fn facts(conn: &rustls::CommonState) -> Option<Handshake> {
         cipher_suite: conn.negotiated_cipher_suite().map(|s| s.suite()),
         expected_cert: None,
         early_data: None,
+        trace: None,
     })
 }

@@ -8,15 +8,19 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use rustls::{ServerConfig, ServerConnection};
 
+use super::drive::{self, End};
 use super::{facts, server_config};
 use crate::arms::server::{drain, Handler, Server};
-use crate::arms::{ArmSpec, Handshake, SessionOptions, END, REQUEST, RESPONSE};
+use crate::arms::trace::Trace;
+use crate::arms::{ArmSpec, Handshake, PhaseRecording, SessionOptions, END, REQUEST, RESPONSE};
 use crate::certs::CertStore;
 
 #[derive(Clone)]
 struct TlsHandler {
     config: Arc<ServerConfig>,
     request: bool,
+    /// Record phase timestamps on every connection.
+    phases: bool,
 }
 
 impl Handler for TlsHandler {
@@ -25,6 +29,8 @@ impl Handler for TlsHandler {
         mut tcp: TcpStream,
         report: &mut dyn FnMut(Result<Option<Handshake>, String>),
     ) {
+        let mut trace = Trace::new(self.phases && !self.request);
+        trace.mark("accepted");
         let mut conn = match ServerConnection::new(self.config.clone()) {
             Ok(c) => c,
             Err(e) => return report(Err(e.to_string())),
@@ -34,7 +40,7 @@ impl Handler for TlsHandler {
             let accepts_early = self.config.max_early_data_size > 0;
             answer_request(&mut conn, &mut tcp).map(|early| accepts_early.then_some(early))
         } else {
-            handshake(&mut conn, &mut tcp).map(|_| None)
+            drive::handshake(&mut conn, &mut tcp, &mut trace, End::Server).map(|_| None)
         };
         let early = match served {
             Ok(early) => early,
@@ -43,21 +49,18 @@ impl Handler for TlsHandler {
         let mut f = facts(&conn);
         if let Some(f) = f.as_mut() {
             f.early_data = early.map(|got| (got, got));
+            f.trace = trace.into_events();
         }
-        report(Ok(f));
+        // Answer, wait for the client's close, and only then report: the client waits for
+        // the report (outside its timer) before its next connection, so the server is back
+        // in accept() by then and connections never overlap.
         let mut tls = rustls::Stream::new(&mut conn, &mut tcp);
         let last: &[u8] = if self.request { END } else { b"x" };
         if tls.write_all(last).and_then(|_| tls.flush()).is_ok() {
             drain(tls);
         }
+        report(Ok(f));
     }
-}
-
-fn handshake(conn: &mut ServerConnection, tcp: &mut TcpStream) -> Result<()> {
-    while conn.is_handshaking() {
-        conn.complete_io(tcp).context("handshake")?;
-    }
-    Ok(())
 }
 
 /// Reads the request (from early data if the client sent it so, else after the
@@ -94,7 +97,7 @@ fn answer_request(conn: &mut ServerConnection, tcp: &mut TcpStream) -> Result<bo
     while conn.wants_write() {
         conn.write_tls(tcp).context("writing the response")?;
     }
-    handshake(conn, tcp)?;
+    drive::handshake(conn, tcp, &mut Trace::new(false), End::Server)?;
     Ok(early)
 }
 
@@ -108,6 +111,7 @@ pub fn start_server(
     let handler = TlsHandler {
         config: Arc::new(server_config(arm, certs)?),
         request: opts.request || arm.early_data,
+        phases: arm.phases == PhaseRecording::On,
     };
     Server::spawn_at(&arm.id(), opts.placement, opts.io_timeout, workers, handler)
 }

@@ -1,0 +1,153 @@
+//! Invariants of an arm's phase timing ([`crate::Phases`]) and of control arms.
+
+use crate::schema::{Arm, Comparison, ComparisonKind, Phases};
+
+use super::Bad;
+
+/// Phases: one row per success on the client (and on the server where it reports),
+/// moments in time order within each row, CPU time that never runs backwards, finite
+/// numbers, at most `succeeded` irregular connections, and a decomposition whose
+/// prediction is the sum of its parts.
+// `!(a <= b)` on purpose: it is also true when either side is NaN.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+pub(super) fn check(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
+    let Some(p) = &arm.phases else { return };
+    let at = |f: &str| at(&format!("phases.{f}"));
+    // The viewer's wasm build does not read the per-connection arrays (see `Phases`).
+    #[cfg(not(target_arch = "wasm32"))]
+    check_rows(arm, p, &at, bad);
+    if p.irregular > arm.succeeded {
+        bad(
+            at("irregular"),
+            format!("{} irregular > {} succeeded", p.irregular, arm.succeeded),
+        );
+    }
+    check_decomposition(p, &at, bad);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn check_rows(arm: &Arm, p: &Phases, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
+    if p.client_events.len() < 2 {
+        bad(
+            at("client_events"),
+            "at least two moments (start and done)".into(),
+        );
+    }
+    let n = arm.succeeded as usize;
+    for (field, rows, server) in [
+        ("client_wall_us", &p.client_wall_us, false),
+        ("client_cpu_us", &p.client_cpu_us, false),
+        ("server_wall_us", &p.server_wall_us, true),
+        ("server_cpu_us", &p.server_cpu_us, true),
+    ] {
+        let expected = if server && p.server_events.is_empty() {
+            0
+        } else {
+            n
+        };
+        if rows.len() != expected {
+            bad(
+                at(field),
+                format!("{} rows for {expected} connections", rows.len()),
+            );
+            continue;
+        }
+        if let Some(j) = rows.iter().position(|r| !monotone(r)) {
+            bad(
+                at(&format!("{field}[{j}]")),
+                "moments must be finite and in time order".into(),
+            );
+        }
+    }
+    for (side, stats) in [("client", &p.client), ("server", &p.server)] {
+        if let Some(s) = stats
+            .iter()
+            .find(|s| !(s.wall_p50_us.is_finite() && s.cpu_p50_us.is_finite()))
+        {
+            bad(
+                at(side),
+                format!("phase {} → {} is not finite", s.from, s.to),
+            );
+        }
+    }
+    check_decomposition(p, &at, bad);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn monotone(row: &[f64]) -> bool {
+    row.iter().all(|x| x.is_finite()) && row.windows(2).all(|w| w[0] <= w[1])
+}
+
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+fn check_decomposition(p: &Phases, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
+    let Some(d) = &p.decomposition else { return };
+    let parts = [
+        d.tcp_connect_us,
+        d.client_cpu_us,
+        d.server_cpu_us,
+        d.waiting_us,
+        d.hop_us,
+        d.measured_p50_us,
+    ];
+    if !parts.iter().all(|x| x.is_finite() && *x >= 0.0) {
+        bad(
+            at("decomposition"),
+            "connect, work, waiting, hop and p50 must be finite and not negative".into(),
+        );
+        return;
+    }
+    let sum = d.tcp_connect_us + d.client_cpu_us + d.server_cpu_us + d.waiting_us;
+    // Each part is rounded to 0.1 µs.
+    if !((sum - d.predicted_us).abs() <= 0.5) {
+        bad(
+            at("decomposition.predicted_us"),
+            format!(
+                "{} is not connect + client + server + waiting ({sum})",
+                d.predicted_us
+            ),
+        );
+    }
+    if !(d.prediction_ratio.is_finite() && d.prediction_ratio > 0.0) {
+        bad(
+            at("decomposition.prediction_ratio"),
+            "must be finite and positive".into(),
+        );
+    }
+}
+
+/// A control arm names an arm of the same run that is not itself a control, and enters
+/// no comparison but its own (`phase_recording_cost`, as the baseline).
+pub(super) fn check_control(arms: &[Arm], comparisons: &[Comparison], bad: &mut Bad<'_>) {
+    for (i, c) in comparisons.iter().enumerate() {
+        let control = |id: &str| arms.iter().any(|a| a.id == id && a.control_of.is_some());
+        let own = c.kind == ComparisonKind::PhaseRecordingCost
+            && control(&c.baseline)
+            && !control(&c.candidate);
+        if !own && (control(&c.baseline) || control(&c.candidate)) {
+            bad(
+                format!("comparisons[{i}]"),
+                "a control arm (phase recording off) enters only its phase_recording_cost comparison, as the baseline".into(),
+            );
+        }
+        if c.kind == ComparisonKind::PhaseRecordingCost && !own {
+            bad(
+                format!("comparisons[{i}].baseline"),
+                "a phase_recording_cost comparison has a control arm as its baseline".into(),
+            );
+        }
+    }
+    for (i, arm) in arms.iter().enumerate() {
+        let Some(of) = &arm.control_of else { continue };
+        match arms.iter().find(|a| &a.id == of) {
+            None => bad(
+                format!("arms[{i}].control_of"),
+                format!("names arm `{of}`, which is not in `arms`"),
+            ),
+            Some(a) if a.control_of.is_some() || a.id == arm.id => bad(
+                format!("arms[{i}].control_of"),
+                format!("arm `{of}` is itself a control arm"),
+            ),
+            Some(_) => {}
+        }
+    }
+}

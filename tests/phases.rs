@@ -1,0 +1,170 @@
+//! Phase timing end to end: every traced handshake is explained phase by phase on the
+//! client's time base, the recording's cost is measured by a control arm, a hop is
+//! measured in every run, and `--no-phases` turns all of it off.
+
+use std::collections::HashMap;
+
+use e2e::{run_ok, scratch};
+use shared::{ComparisonKind, Mode, Protocol, StepKind};
+
+#[test]
+fn every_traced_handshake_is_explained_on_one_time_base() {
+    let dir = scratch("phases");
+    let e = run_ok(
+        &[
+            "run",
+            "--no-peers",
+            "--quick",
+            "--samples",
+            "40",
+            "--groups",
+            "x25519",
+        ],
+        &dir,
+    );
+    let hop = e
+        .hop
+        .as_ref()
+        .expect("a hop is measured in every run with phases");
+    assert_eq!(hop.round_trips, 2000);
+    assert!(hop.one_way_us > 0.0 && hop.before_us > 0.0 && hop.after_us > 0.0);
+    let by_id: HashMap<&str, &shared::Arm> = e.arms.iter().map(|a| (a.id.as_str(), a)).collect();
+    let mut decomposed = 0;
+    for a in e.arms.iter().filter(|a| a.protocol != Protocol::Tcp) {
+        if a.control_of.is_some() {
+            assert!(a.phases.is_none(), "{}", a.id);
+            assert_eq!(a.phase_recording, Some(false), "{}", a.id);
+            continue;
+        }
+        let p = a
+            .phases
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no phases", a.id));
+        assert_eq!(a.phase_recording, Some(true), "{}", a.id);
+        assert_eq!(p.client_wall_us.len() as u64, a.succeeded, "{}", a.id);
+        assert_eq!(p.server_wall_us.len() as u64, a.succeeded, "{}", a.id);
+        assert_eq!(
+            p.irregular, 0,
+            "{}: every connection followed its sequence",
+            a.id
+        );
+        let (ce, se) = (&p.client_events, &p.server_events);
+        assert_eq!(
+            (ce[0].as_str(), ce.last().unwrap().as_str()),
+            ("start", "done")
+        );
+        assert_eq!(
+            (se[0].as_str(), se.last().unwrap().as_str()),
+            ("accepted", "done")
+        );
+        let done = ce.len() - 1;
+        let connected = ce.iter().position(|e| e == "connected").unwrap();
+        for (j, (row, server)) in p.client_wall_us.iter().zip(&p.server_wall_us).enumerate() {
+            // The window is read right after `done` is stamped, and starts at `start`.
+            assert!(
+                row[done] <= a.samples_us[j],
+                "{} #{j}: done after the window",
+                a.id
+            );
+            // The server accepts after the client's timer started and sees the
+            // ClientHello only after the client built it.
+            let c1_ready = row[ce.iter().position(|e| e == "c1_ready").unwrap()];
+            let c1_read = server[se.iter().position(|e| e == "c1_read").unwrap()];
+            assert!(server[0] > 0.0 && c1_read >= c1_ready, "{} #{j}", a.id);
+            assert!(row[connected] > 0.0);
+        }
+        let d = p
+            .decomposition
+            .as_ref()
+            .expect("loopback arms are decomposed");
+        // Flights the client waits for, written out per protocol and mode.
+        let hops = match (a.protocol, a.mode) {
+            (Protocol::Tls12, Mode::Full) => 4,
+            _ => 2,
+        };
+        assert_eq!(d.hops, hops, "{}", a.id);
+        assert_eq!(
+            d.path.iter().filter(|s| s.kind == StepKind::Wire).count() as u64,
+            hops
+        );
+        assert_eq!(d.path[0].kind, StepKind::Connect);
+        assert_eq!(
+            d.path.last().unwrap().kind,
+            StepKind::Client,
+            "the client ends"
+        );
+        assert_eq!(d.hop_us, hop.one_way_us);
+        assert_eq!(d.measured_p50_us, a.latency_us.unwrap().p50);
+        // The floor inside each side's work is the arm's own floor parts.
+        let floor = |side| {
+            a.crypto_floor_parts
+                .iter()
+                .filter(|f| f.side == side)
+                .map(|f| f.us)
+                .sum::<f64>()
+        };
+        assert!((d.client_floor_us - floor(shared::Side::Client)).abs() < 0.06);
+        assert!((d.server_floor_us - floor(shared::Side::Server)).abs() < 0.06);
+        if a.protocol == Protocol::Tls12 && a.mode == Mode::Resumed {
+            assert_eq!((d.client_floor_us, d.server_floor_us), (0.0, 0.0));
+        }
+        decomposed += 1;
+    }
+    // 3 modes × 2 protocols × 2 certs.
+    assert_eq!(decomposed, 12);
+    let control = by_id["tls13-full-rsa2048-x25519-untraced"];
+    assert_eq!(
+        control.control_of.as_deref(),
+        Some("tls13-full-rsa2048-x25519")
+    );
+    assert_eq!(control.succeeded, 40);
+    let cost: Vec<_> = e
+        .comparisons
+        .iter()
+        .filter(|c| c.kind == ComparisonKind::PhaseRecordingCost)
+        .collect();
+    assert_eq!(cost.len(), 1);
+    assert_eq!(
+        (cost[0].baseline.as_str(), cost[0].candidate.as_str()),
+        (
+            "tls13-full-rsa2048-x25519-untraced",
+            "tls13-full-rsa2048-x25519"
+        )
+    );
+    assert!(
+        e.comparisons
+            .iter()
+            .filter(|c| c.kind != ComparisonKind::PhaseRecordingCost)
+            .all(|c| c.baseline != control.id && c.candidate != control.id),
+        "the control arm enters no other comparison"
+    );
+}
+
+#[test]
+fn no_phases_records_none_and_says_so() {
+    let dir = scratch("no-phases");
+    let e = run_ok(
+        &[
+            "run",
+            "--no-peers",
+            "--quick",
+            "--samples",
+            "10",
+            "--no-phases",
+            "--certs",
+            "ecdsa-p256",
+            "--groups",
+            "x25519",
+        ],
+        &dir,
+    );
+    assert!(e.hop.is_none());
+    assert!(e
+        .arms
+        .iter()
+        .all(|a| a.phases.is_none() && a.control_of.is_none()));
+    for a in e.arms.iter().filter(|a| a.protocol != Protocol::Tcp) {
+        assert_eq!(a.phase_recording, Some(false), "{}", a.id);
+    }
+    assert!(e.run.settings.extra["phase_recording"].starts_with("off"));
+}
