@@ -86,6 +86,10 @@ pub fn summary(e: &Evidence) -> String {
             "Resume speedup, p50(full) / p50(resumed):",
         ),
         (
+            ComparisonKind::ZeroRttSpeedup,
+            "0-RTT speedup, p50(full) / p50(0-RTT), time to the first response byte:",
+        ),
+        (
             ComparisonKind::TlsOverTcp,
             "TLS over TCP connect, p50(TLS full) / p50(TCP connect):",
         ),

@@ -351,11 +351,16 @@ pub enum RateBasis {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ComparisonKind {
-    /// `p50(full) / p50(resumed)`: baseline is the full arm, candidate the resumed one.
-    /// Above 1 means resumption is faster.
+    /// `p50(full) / p50(resumed)`: baseline is the full arm, candidate the resumed one
+    /// (never a 0-RTT arm: that is [`ComparisonKind::ZeroRttSpeedup`]). Above 1 means
+    /// resumption is faster.
     ResumeSpeedup,
     /// `p50(TLS) / p50(TCP connect)`: baseline is TCP, candidate the TLS arm.
     TlsOverTcp,
+    /// `p50(full) / p50(0-RTT)` of the time to the first response byte: baseline is the
+    /// full arm of the same protocol, cert and group (request mode), candidate the 0-RTT
+    /// arm (an arm with `early_data` counts). Above 1 means 0-RTT answers sooner.
+    ZeroRttSpeedup,
     /// `rate(reuse) / rate(new)` for a rate-only tool, per [`RateBasis`], only where
     /// resumption was confirmed: baseline is the `-new` arm, candidate the `-reuse` arm.
     ResumeRateSpeedup,

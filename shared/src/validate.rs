@@ -201,6 +201,24 @@ impl Evidence {
                     }
                 }
             }
+            if c.kind == ComparisonKind::ZeroRttSpeedup {
+                let arm = |id: &String| self.arms.iter().find(|a| &a.id == id);
+                if arm(&c.candidate).is_some_and(|a| a.early_data.is_none()) {
+                    bad(
+                        format!("comparisons[{i}].candidate"),
+                        format!("a 0-RTT speedup's candidate `{}` has no early-data counts: it is not a 0-RTT arm", c.candidate),
+                    );
+                }
+                if arm(&c.baseline).is_some_and(|a| a.mode != Mode::Full) {
+                    bad(
+                        format!("comparisons[{i}].baseline"),
+                        format!(
+                            "a 0-RTT speedup's baseline `{}` is not a full arm",
+                            c.baseline
+                        ),
+                    );
+                }
+            }
             if !(c.ci95[0] <= c.ci95[1]) {
                 bad(
                     format!("comparisons[{i}].ci95"),

@@ -324,3 +324,32 @@ fn empty_or_scalar_files_are_named() {
     let err = Evidence::from_json("[1, 2").unwrap_err();
     assert!(matches!(err, EvidenceError::Syntax { .. }), "{err:?}");
 }
+
+/// The sample plus a 0-RTT arm (early-data counts) and its `zero_rtt_speedup` against the
+/// full arm; valid as built.
+fn with_zero_rtt() -> Value {
+    let mut v = sample_value();
+    let mut z = v["arms"][2].clone();
+    z["id"] = json!("tls13-0rtt-ecdsa-p256-x25519");
+    z["resumption"] = json!("stateful");
+    z["early_data"] = json!({"offered": 4, "accepted": 4});
+    v["arms"].as_array_mut().unwrap().push(z);
+    v["comparisons"].as_array_mut().unwrap().push(json!({
+        "kind": "zero_rtt_speedup", "baseline": "tls13-full-ecdsa-p256-x25519",
+        "candidate": "tls13-0rtt-ecdsa-p256-x25519", "p50_ratio": 2.0, "ci95": [1.5, 2.5]
+    }));
+    v
+}
+
+#[test]
+fn a_zero_rtt_speedup_compares_a_0rtt_arm_with_a_full_arm() {
+    read(&with_zero_rtt()).expect("valid as built");
+    let mut v = with_zero_rtt();
+    v["arms"][3]["early_data"] = Value::Null;
+    let msg = invariant_at(&v, "comparisons[1].candidate");
+    assert!(msg.contains("not a 0-RTT arm"), "{msg}");
+    let mut v = with_zero_rtt();
+    v["comparisons"][1]["baseline"] = json!("tls13-resumed-ticket-ecdsa-p256-x25519");
+    let msg = invariant_at(&v, "comparisons[1].baseline");
+    assert!(msg.contains("not a full arm"), "{msg}");
+}

@@ -82,7 +82,8 @@ pub fn build_arm(run: &ArmRun) -> Arm {
 }
 
 /// Resume speedups (`p50(full) / p50(resumed)`) for every sound resumed arm with a sound
-/// full arm of the same protocol, cert and group; TLS-over-TCP ratios for every sound
+/// full arm of the same protocol, cert and group (0-RTT arms: `zero_rtt_speedup`, against
+/// the full arm measured in the same request mode); TLS-over-TCP ratios for every sound
 /// full TLS arm. Arms with an `error` get no comparison: a speedup from connections that
 /// did not resume would be a false claim.
 pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison> {
@@ -122,8 +123,15 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
                 && a.server_stack == resumed.server_stack
                 && same_conditions(a, resumed)
         });
+        // A 0-RTT arm (early-data counts) resumes too, but what it gains is the request
+        // riding with the ClientHello: its own kind, never a stateful resume speedup.
+        let kind = if resumed.early_data.is_some() {
+            ComparisonKind::ZeroRttSpeedup
+        } else {
+            ComparisonKind::ResumeSpeedup
+        };
         if let Some(full) = full {
-            push(ComparisonKind::ResumeSpeedup, full, resumed, full, resumed);
+            push(kind, full, resumed, full, resumed);
         }
     }
     for tls in arms
@@ -194,6 +202,38 @@ mod tests {
             .unwrap()
             .contains("all 3 timed connections failed; first failure: connect: refused"));
         assert!(arm.latency_us.is_none());
+    }
+
+    #[test]
+    fn a_0rtt_arm_gets_its_own_kind_beside_the_stateful_speedup() {
+        let mut e = sample::evidence();
+        let mut stateful = e.arms[2].clone();
+        stateful.id = "tls13-resumed-stateful-ecdsa-p256-x25519".into();
+        stateful.resumption = Some(shared::Resumption::Stateful);
+        let mut zero = stateful.clone();
+        zero.id = "tls13-0rtt-ecdsa-p256-x25519".into();
+        zero.early_data = Some(shared::EarlyData {
+            offered: 4,
+            accepted: 4,
+        });
+        e.arms.extend([stateful, zero]);
+        let c = comparisons(&e.arms, 50, 1);
+        let kind_of = |id: &str| {
+            let found: Vec<_> = c.iter().filter(|c| c.candidate == id).collect();
+            assert_eq!(found.len(), 1, "{id}: {c:?}");
+            (found[0].kind, found[0].baseline.as_str())
+        };
+        let full = "tls13-full-ecdsa-p256-x25519";
+        assert_eq!(
+            kind_of("tls13-0rtt-ecdsa-p256-x25519"),
+            (ComparisonKind::ZeroRttSpeedup, full)
+        );
+        assert_eq!(
+            kind_of("tls13-resumed-stateful-ecdsa-p256-x25519"),
+            (ComparisonKind::ResumeSpeedup, full)
+        );
+        e.comparisons = c;
+        assert!(e.violations().is_empty(), "{:?}", e.violations());
     }
 
     #[test]
