@@ -86,6 +86,7 @@ fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
                     a.id
                 );
                 assert!(a.crypto_floor_parts.is_empty());
+                assert_eq!(a.efficiency, None, "{}: no share of a 0 floor", a.id);
             }
             (_, Mode::Resumed) => {
                 assert_eq!(signs, 0, "{}: no signature in a resumed handshake", a.id)

@@ -44,6 +44,7 @@ pub fn arm(
         cert: (protocol != Protocol::Tcp).then_some(CertKind::EcdsaP256),
         kx_group: (protocol != Protocol::Tcp).then_some(KxGroup::X25519),
         timed_window: "connect start to handshake complete on the client".into(),
+        ttfb: false,
         attempted: n as u64,
         succeeded: n as u64,
         failed: 0,

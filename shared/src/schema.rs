@@ -148,6 +148,10 @@ pub struct Arm {
     pub kx_group: Option<KxGroup>,
     /// What one sample covers, in words.
     pub timed_window: String,
+    /// The timed window ends at the first response byte (request/response mode, 0-RTT
+    /// and emulated-RTT arms): a time to first byte, not a handshake. False in older files.
+    #[serde(default)]
+    pub ttfb: bool,
     /// Timed connections tried, that worked, that failed. `succeeded + failed = attempted`.
     pub attempted: u64,
     pub succeeded: u64,
@@ -196,7 +200,9 @@ pub struct Arm {
     #[serde(default)]
     pub crypto_floor_parts: Vec<FloorPart>,
     /// `crypto_floor_us / latency_us.p50`: the share of the median handshake that is
-    /// unavoidable public-key work.
+    /// unavoidable public-key work. Only for handshake windows: null for TTFB arms (`ttfb`),
+    /// arms over an emulated RTT, and arms whose floor is 0 (resumed TLS 1.2), where such
+    /// a share would say nothing about the handshake.
     #[serde(default)]
     pub efficiency: Option<f64>,
     /// Capacity arms: several clients against one server.

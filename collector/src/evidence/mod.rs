@@ -49,6 +49,7 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         cert: spec.cert,
         kx_group: spec.kx_group,
         timed_window: spec.timed_window(run.request).to_string(),
+        ttfb: run.request,
         attempted: run.attempted,
         succeeded,
         failed: run.failed,

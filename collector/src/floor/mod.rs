@@ -112,7 +112,9 @@ pub fn command(args: &crate::cli::FloorArgs) -> Result<std::process::ExitCode> {
 }
 
 /// Fills `arm`'s `crypto_floor_us`, `crypto_floor_parts` and `efficiency` from `primitives`.
-/// Leaves them empty when the arm has no handshake or a primitive is missing.
+/// Leaves them empty when the arm has no handshake or a primitive is missing. The
+/// efficiency (floor / p50) is only for handshake windows with public-key work: not for
+/// a TTFB window, an emulated RTT (mostly waiting) or a floor of 0 (resumed TLS 1.2).
 pub fn apply(arm: &mut Arm, primitives: &[Primitive]) {
     // The primitives were timed with aws-lc-rs: a floor for rustls on both ends only.
     if arm.client_stack != Stack::Rustls || arm.server_stack != Stack::Rustls {
@@ -137,9 +139,10 @@ pub fn apply(arm: &mut Arm, primitives: &[Primitive]) {
     let floor = parts.iter().fold(0.0, |sum, p| sum + p.us);
     arm.crypto_floor_us = Some(floor);
     arm.crypto_floor_parts = parts;
+    let handshake_window = !arm.ttfb && arm.rtt_ms.is_none();
     arm.efficiency = arm
         .latency_us
-        .filter(|l| l.p50 > 0.0)
+        .filter(|l| l.p50 > 0.0 && floor > 0.0 && handshake_window)
         .map(|l| floor / l.p50);
 }
 
@@ -265,6 +268,33 @@ mod tests {
             .crypto_floor_parts
             .iter()
             .all(|p| !p.primitive.contains("sign")));
+    }
+
+    #[test]
+    fn efficiency_is_only_for_handshake_windows_with_public_key_work() {
+        let prims = [
+            prim("x25519-keygen", 10.0),
+            prim("x25519-agree", 20.0),
+            prim("ecdsa-p256-sign", 30.0),
+            prim("ecdsa-p256-verify", 50.0),
+        ];
+        let full = sample::evidence().arms[1].clone();
+        let with = |f: &dyn Fn(&mut Arm)| {
+            let mut a = full.clone();
+            f(&mut a);
+            apply(&mut a, &prims);
+            (a.crypto_floor_us, a.efficiency)
+        };
+        assert!(with(&|_| {}).1.is_some(), "a handshake window has one");
+        // The floor stays (a lower bound for any window); the share of the p50 does not.
+        assert_eq!(with(&|a| a.ttfb = true), (Some(190.0), None));
+        assert_eq!(with(&|a| a.rtt_ms = Some(10.0)), (Some(190.0), None));
+        let tls12_resumed = |a: &mut Arm| {
+            a.protocol = Protocol::Tls12;
+            a.mode = Mode::Resumed;
+            a.resumption = Some(shared::Resumption::Ticket);
+        };
+        assert_eq!(with(&tls12_resumed), (Some(0.0), None), "null, not 0");
     }
 
     #[test]
