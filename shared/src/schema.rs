@@ -237,6 +237,8 @@ pub struct RateSummary {
     pub connections: u64,
     pub user_cpu_s: f64,
     pub real_s: f64,
+    /// Connections per user-CPU second of the rate tool's client process (for
+    /// `openssl s_time`: the s_time process's own user time, from wait4).
     pub per_user_s: f64,
     pub per_real_s: f64,
     /// The runs the totals add up (a tool run several times, so the spread between runs
@@ -349,7 +351,8 @@ pub struct Comparison {
 pub enum RateBasis {
     /// Connections per second of wall-clock time.
     PerRealS,
-    /// Connections per second of the client's user CPU time.
+    /// Connections per user-CPU second of the rate tool's client process (the `openssl
+    /// s_time` process), not of the machine or the server.
     PerUserS,
 }
 

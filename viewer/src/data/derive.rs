@@ -4,6 +4,7 @@
 use shared::{Arm, ComparisonKind, Evidence, Protocol};
 
 use super::filter::ArmFilter;
+use super::format::PER_USER_CPU_S;
 use super::load::RunSet;
 
 /// Why an arm has no numbers to show as results.
@@ -70,7 +71,7 @@ pub fn no_result(arm: &Arm) -> Option<NoResult> {
     }
     if let Some(rate) = &arm.rate {
         return Some(NoResult::Note(format!(
-            "rate only: {:.0} connections/s of wall time, {:.0}/s of user CPU",
+            "rate only: {:.0} connections per wall-clock second, {:.0} {PER_USER_CPU_S}",
             rate.per_real_s, rate.per_user_s
         )));
     }
@@ -358,7 +359,7 @@ mod tests {
         assert!(!why.is_error());
         assert_eq!(
             why.to_string(),
-            "rate only: 5 connections/s of wall time, 10/s of user CPU"
+            "rate only: 5 connections per wall-clock second, 10 per user-CPU second of the s_time client process"
         );
         arm.skipped = Some("openssl is not on PATH".into());
         assert_eq!(
