@@ -74,6 +74,16 @@ fn quick_run_measures_every_default_arm_honestly() {
             "{}",
             a.id
         );
+        // Throughput is successes per second of the wall time the timed connections
+        // took, which holds every timed window: never above successes / Σ windows.
+        let windows_s: f64 = a.samples_us.iter().sum::<f64>() / 1e6;
+        let tput = a.throughput_per_s.expect("throughput measured");
+        assert!(
+            tput > 0.0 && tput <= a.succeeded as f64 / windows_s,
+            "{}: {tput}/s vs {} in {windows_s} s of windows",
+            a.id,
+            a.succeeded
+        );
         // The summary is the raw samples' nearest-rank percentiles, nothing else.
         for (p, v) in [(50.0, l.p50), (95.0, l.p95), (99.0, l.p99)] {
             assert_eq!(nearest_rank(&a.samples_us, p), v, "{} p{p}", a.id);

@@ -152,7 +152,24 @@ fn concurrency_two_completes_without_failures() {
                 && c.rate_median_per_s <= c.rate_iqr_per_s[1]
         );
         let in_window: f64 = c.per_second.iter().sum();
-        assert!(in_window <= a.succeeded as f64);
+        assert_eq!(
+            in_window + c.after_window as f64,
+            a.succeeded as f64,
+            "every success is in the window or after it"
+        );
+        assert!(c
+            .cpu_sharing
+            .as_deref()
+            .is_some_and(|s| s.contains("share its")));
+        // All clients together: the wall is at least the longest client's share of the
+        // windows, so throughput ≤ clients × successes / Σ windows.
+        let windows_s: f64 = a.samples_us.iter().sum::<f64>() / 1e6;
+        let tput = a.throughput_per_s.expect("throughput measured");
+        assert!(
+            tput > 0.0 && tput <= c.clients as f64 * a.succeeded as f64 / windows_s,
+            "{}: {tput}/s",
+            a.id
+        );
         if a.mode == Mode::Resumed {
             assert_eq!(
                 (a.resumed.client, a.resumed.server),

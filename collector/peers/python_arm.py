@@ -93,6 +93,7 @@ class Arm:
         self.session = None
         self.records = []
         self.warmup_failed = 0
+        self.timed_wall_ns = 0
         if spec["protocol"] == "tcp":
             self.server = Server(None)
             self.client = None
@@ -166,17 +167,24 @@ def main():
                     arm.once()
                 except Exception:
                     arm.warmup_failed += 1
+            chunk_start = time.perf_counter_ns()
             for _ in range(chunk):
                 try:
                     arm.records.append(arm.once())
                 except Exception as e:
                     arm.records.append(["error", "%s: %s" % (type(e).__name__, e)])
+            arm.timed_wall_ns += time.perf_counter_ns() - chunk_start
     json.dump(
         {
             "python": sys.version.split()[0],
             "openssl": ssl.OPENSSL_VERSION,
             "arms": [
-                {"spec": a.spec, "warmup_failed": a.warmup_failed, "connections": a.records}
+                {
+                    "spec": a.spec,
+                    "warmup_failed": a.warmup_failed,
+                    "timed_wall_s": a.timed_wall_ns / 1e9,
+                    "connections": a.records,
+                }
                 for a in arms
             ],
         },

@@ -165,7 +165,13 @@ pub struct Arm {
     pub latency_us: Option<LatencySummary>,
     /// 95% confidence interval of the median, in microseconds.
     pub p50_ci95_us: Option<[f64; 2]>,
-    /// Connections completed per second of the arm's wall time (whole connection cycle).
+    /// Successful timed connections per second of the wall time the arm's timed
+    /// connections took (`succeeded / wall`), one definition for every arm: an interleaved
+    /// arm's wall is the sum of its chunks, each from its first timed connection's start
+    /// to its last one's end (failed connections and the wait for the server's report
+    /// included, warm-up excluded); a capacity arm's is from its window's start until its
+    /// last client finished (all clients together, so it can exceed `1 / p50`). Null when
+    /// nothing succeeded or the wall time was not measured (older Python arm scripts).
     pub throughput_per_s: Option<f64>,
     /// Every timed sample in microseconds, in the order taken.
     pub samples_us: Vec<f64>,
@@ -291,11 +297,20 @@ pub enum Side {
 pub struct Capacity {
     pub clients: u64,
     pub server_workers: u64,
-    /// Completed handshakes in each whole second of the run.
+    /// Handshakes completed in each whole second of the window (a connection begun
+    /// inside the window whose handshake completed after it is in `after_window`).
     pub per_second: Vec<f64>,
     pub rate_median_per_s: f64,
     /// 25th and 75th percentile of `per_second`.
     pub rate_iqr_per_s: [f64; 2],
+    /// Successful connections whose handshake completed after the window closed: in
+    /// `succeeded` and the latency samples, not in `per_second`.
+    #[serde(default)]
+    pub after_window: u64,
+    /// How client and server share the machine's CPUs, in words (they run on one host,
+    /// in one process: the rate is what the box sustains as both ends at once).
+    #[serde(default)]
+    pub cpu_sharing: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]

@@ -148,6 +148,18 @@ impl Evidence {
                     "a resumed arm names its resumption kind, and only a resumed arm does".into(),
                 );
             }
+            if let Some(c) = &arm.capacity {
+                let in_window: f64 = c.per_second.iter().sum();
+                if !(in_window + c.after_window as f64 <= arm.succeeded as f64) {
+                    bad(
+                        at("capacity.per_second"),
+                        format!(
+                            "{in_window} handshakes in the window + {} after it > {} succeeded",
+                            c.after_window, arm.succeeded
+                        ),
+                    );
+                }
+            }
             if arm.known_pitfall.is_some() && arm.error.is_none() {
                 bad(
                     at("known_pitfall"),

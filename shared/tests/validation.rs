@@ -353,3 +353,16 @@ fn a_zero_rtt_speedup_compares_a_0rtt_arm_with_a_full_arm() {
     let msg = invariant_at(&v, "comparisons[1].baseline");
     assert!(msg.contains("not a full arm"), "{msg}");
 }
+
+#[test]
+fn capacity_counts_no_more_handshakes_than_succeeded() {
+    let mut v = sample_value();
+    v["arms"][1]["capacity"] = json!({
+        "clients": 2, "server_workers": 2, "per_second": [2.0, 1.0],
+        "rate_median_per_s": 2.0, "rate_iqr_per_s": [1.0, 2.0], "after_window": 1
+    });
+    read(&v).expect("3 in the window + 1 after = 4 succeeded");
+    v["arms"][1]["capacity"]["after_window"] = json!(2);
+    let msg = invariant_at(&v, "arms[1].capacity.per_second");
+    assert!(msg.contains("> 4 succeeded"), "{msg}");
+}

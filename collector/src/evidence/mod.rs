@@ -60,8 +60,8 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         handshake_kinds: kinds,
         latency_us: summary.map(|s| s.0),
         p50_ci95_us: summary.map(|s| s.1),
-        throughput_per_s: (succeeded > 0 && !run.cycle_total.is_zero())
-            .then(|| succeeded as f64 / run.cycle_total.as_secs_f64()),
+        throughput_per_s: (succeeded > 0 && !run.timed_wall.is_zero())
+            .then(|| succeeded as f64 / run.timed_wall.as_secs_f64()),
         samples_us: run.samples_us.clone(),
         error,
         first_failure: run.first_failure.clone(),
@@ -235,6 +235,25 @@ mod tests {
         );
         e.comparisons = c;
         assert!(e.violations().is_empty(), "{:?}", e.violations());
+    }
+
+    #[test]
+    fn throughput_is_successes_per_second_of_the_timed_wall_time() {
+        let mut run = ArmRun::new(crate::arms::ArmSpec::TCP_CONNECT, 0);
+        for us in [100, 200, 300] {
+            run.attempted += 1;
+            run.record_sample(std::time::Duration::from_micros(us));
+        }
+        run.attempted += 1;
+        run.failed += 1;
+        assert_eq!(
+            build_arm(&run).throughput_per_s,
+            None,
+            "no wall time measured"
+        );
+        run.timed_wall = std::time::Duration::from_millis(1500);
+        // 3 successes (the failure's time is in the wall, it is not a success) in 1.5 s.
+        assert_eq!(build_arm(&run).throughput_per_s, Some(2.0));
     }
 
     #[test]

@@ -97,7 +97,7 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         put("crypto_floor", format!("{FLOOR_OPS} timed operations per primitive (RSA-3072/4096 signing: 1/2 and 1/4 of that), median, same aws-lc-rs as the handshakes, after the arms ran; floor = sum along the handshake's critical path"));
     }
     if !args.concurrency.is_empty() {
-        put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client", args.concurrency, args.capacity_seconds, capacity::WARMUP_PER_CLIENT));
+        put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client; a connection counts only with the server's report for it (a missing or failed one is a failed connection, an empty one an error); per_second counts handshakes completed inside the window, after_window the rest; client and server threads run in this one process and share this host's CPUs (capacity.cpu_sharing)", args.concurrency, args.capacity_seconds, capacity::WARMUP_PER_CLIENT));
     }
     if interrupted {
         let done: u64 = arms.iter().map(|a| a.attempted).sum();
