@@ -143,6 +143,8 @@ fn concurrency_two_completes_without_failures() {
     for a in cap {
         let c = a.capacity.as_ref().unwrap();
         assert_eq!((c.clients, c.server_workers), (2, 2));
+        assert_eq!((a.server_threads, a.client_threads), (Some(2), Some(2)));
+        assert_eq!(a.warmup_attempted, Some(2 * 5), "5 per client");
         assert_eq!(a.failed, 0, "{}: {:?}", a.id, a.first_failure);
         assert_eq!(a.error, None, "{}", a.id);
         assert_eq!(c.per_second.len(), 2, "one entry per whole second");

@@ -93,6 +93,7 @@ class Arm:
         self.session = None
         self.records = []
         self.warmup_failed = 0
+        self.warmup_attempted = 0
         self.timed_wall_ns = 0
         if spec["protocol"] == "tcp":
             self.server = Server(None)
@@ -163,6 +164,7 @@ def main():
         for i in order:
             arm = arms[i]
             for _ in range(PLAN["warmup_per_chunk"]):
+                arm.warmup_attempted += 1
                 try:
                     arm.once()
                 except Exception:
@@ -182,6 +184,7 @@ def main():
                 {
                     "spec": a.spec,
                     "warmup_failed": a.warmup_failed,
+                    "warmup_attempted": a.warmup_attempted,
                     "timed_wall_s": a.timed_wall_ns / 1e9,
                     "connections": a.records,
                 }

@@ -58,14 +58,21 @@ pub struct Tool {
 pub struct Settings {
     /// Timed connections per arm.
     pub samples: u64,
-    /// Untimed connections per arm before timing starts (they also prime resumption).
+    /// Untimed connections the plan makes per interleaved arm before timing (they also
+    /// prime resumption): `warmup_per_chunk` (in `extra`) before each of its `rounds`
+    /// chunks, so `--warmup` rounded up to whole chunks. What each arm really did is its
+    /// `warmup_attempted`.
     pub warmup: u64,
     /// Arms are interleaved: each arm's samples are taken in this many chunks, visiting
     /// every arm once per round, so slow drift in machine load hits every arm alike.
     pub rounds: u64,
-    /// `TCP_NODELAY` set on both the client and the server socket.
+    /// `TCP_NODELAY` on both the client and the server socket, as read back (getsockopt)
+    /// from a client socket and an accepted server socket readied by the collector's own
+    /// setup code before measuring (`extra.socket_options` has both ends' values; peer
+    /// tools set their own, see their settings).
     pub tcp_nodelay: bool,
-    /// `SO_LINGER {on, 0}` on the client: close sends RST and leaves no TIME_WAIT.
+    /// `SO_LINGER {on, 0}` on the client, read back the same way: close sends RST and
+    /// leaves no TIME_WAIT.
     pub so_linger_zero: bool,
     /// Address the servers bind to (loopback).
     pub bind_address: String,
@@ -73,7 +80,8 @@ pub struct Settings {
     pub gap_between_connections_us: u64,
     /// Bytes of application data the server writes and the client reads per connection.
     pub app_data_bytes: u64,
-    /// Server threads per arm and client threads per arm.
+    /// Server threads per arm and client threads per arm of the interleaved arms; each arm
+    /// records its own (`Arm.server_threads` / `client_threads`: capacity arms run N).
     pub server_threads: u64,
     pub client_threads: u64,
     /// The clock used for samples.
@@ -185,6 +193,17 @@ pub struct Arm {
     /// there is worth knowing even though no sample depends on it directly).
     #[serde(default)]
     pub warmup_failed: u64,
+    /// Untimed warm-up connections this arm really made, failed ones included (null in
+    /// older files). For `openssl s_time` arms: the first connection of every slice,
+    /// which is not counted.
+    #[serde(default)]
+    pub warmup_attempted: Option<u64>,
+    /// Threads serving this arm's connections and threads making them (null in older
+    /// files; the run's settings then apply).
+    #[serde(default)]
+    pub server_threads: Option<u64>,
+    #[serde(default)]
+    pub client_threads: Option<u64>,
     /// What the client negotiated ("protocol / cipher suite / group") → timed connections.
     #[serde(default)]
     pub negotiated: BTreeMap<String, u64>,

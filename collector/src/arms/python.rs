@@ -151,6 +151,8 @@ struct OutArm {
     /// Wall time of the arm's timed chunks, summed (see `ArmRun::timed_wall`).
     #[serde(default)]
     timed_wall_s: f64,
+    #[serde(default)]
+    warmup_attempted: u64,
     connections: Vec<Vec<Value>>,
 }
 
@@ -178,6 +180,7 @@ pub fn parse(text: &str, specs: &[ArmSpec]) -> Result<(String, Vec<ArmRun>)> {
 fn arm_run(spec: ArmSpec, arm: OutArm) -> Result<ArmRun> {
     let mut run = ArmRun::new(spec, arm.connections.len() as u64);
     run.warmup_failed = arm.warmup_failed;
+    run.warmup_attempted = arm.warmup_attempted;
     run.timed_wall = Duration::try_from_secs_f64(arm.timed_wall_s).unwrap_or_default();
     for record in &arm.connections {
         run.attempted += 1;
@@ -288,12 +291,13 @@ mod tests {
     #[test]
     fn failed_connections_are_counted_and_bad_output_is_refused() {
         let text = r#"{"python": "3.11.7", "openssl": "OpenSSL 3.0.19", "arms": [
-            {"spec": {}, "warmup_failed": 1, "timed_wall_s": 0.25, "connections": [
+            {"spec": {}, "warmup_failed": 1, "warmup_attempted": 3, "timed_wall_s": 0.25, "connections": [
                 ["error", "ConnectionResetError: [Errno 104] Connection reset by peer"],
                 [20.5, 60.0, null, null, null, null, null]]}]}"#;
         let (_, runs) = parse(text, &[ArmSpec::TCP_CONNECT]).unwrap();
         let r = &runs[0];
         assert_eq!((r.attempted, r.failed, r.warmup_failed), (2, 1, 1));
+        assert_eq!(build_arm(r).warmup_attempted, Some(3));
         assert_eq!(r.samples_us, [20.5]);
         // One success in 0.25 s of timed chunks (the script's own wall clock).
         assert_eq!(build_arm(r).throughput_per_s, Some(4.0));

@@ -59,6 +59,10 @@ pub struct ArmRun {
     /// What was negotiated, as "protocol / cipher suite / group", with counts.
     pub negotiated: BTreeMap<String, u64>,
     pub warmup_failed: u64,
+    /// Untimed warm-up connections made, failed ones included.
+    pub warmup_attempted: u64,
+    /// Server threads and client threads that ran the connections.
+    pub threads: (u64, u64),
     /// connect() time of every successful connection, in µs (the path's round trip).
     pub connect_us: Vec<f64>,
     /// 0-RTT arms: early data offered by the client, and accepted by both ends.
@@ -82,6 +86,8 @@ impl ArmRun {
             problems: BTreeMap::new(),
             negotiated: BTreeMap::new(),
             warmup_failed: 0,
+            warmup_attempted: 0,
+            threads: (1, 1),
             connect_us: Vec::new(),
             early_data: None,
             request: false,
@@ -218,6 +224,7 @@ pub fn run(
                 if stop.load(Ordering::Relaxed) {
                     break 'rounds;
                 }
+                run.warmup_attempted += 1;
                 if session.connect_once().is_err() {
                     run.warmup_failed += 1;
                 }

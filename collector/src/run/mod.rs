@@ -2,6 +2,7 @@
 
 mod plan;
 mod record;
+mod sockets;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -93,6 +94,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let (samples, seed) = (plan.samples, plan.seed);
     let io_timeout = Duration::from_millis(args.io_timeout_ms);
 
+    let socket_options = sockets::SocketOptions::probe(io_timeout)
+        .context("reading back the socket options on a loopback probe connection")?;
     let started = OffsetDateTime::now_utc();
     let load_before = environment::load_average();
     eprintln!(
@@ -192,6 +195,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 certs: &certs,
                 groups: &groups,
                 bind_address,
+                sockets: socket_options,
             },
         ),
     };

@@ -27,6 +27,8 @@ pub struct Context<'a> {
     pub groups: &'a [KxGroup],
     /// The servers' address (loopback, the emulated path's server side, or the target).
     pub bind_address: String,
+    /// The socket options as read back before measuring.
+    pub sockets: super::sockets::SocketOptions,
 }
 
 pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
@@ -54,6 +56,16 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         .into(),
     );
     put("warmup_per_chunk", plan.warmup_per_chunk.to_string());
+    if warmup != planned_warmup(plan) {
+        put(
+            "warmup_asked",
+            format!(
+                "{warmup} per arm (--warmup), done as {} before each of the {} chunks",
+                plan.warmup_per_chunk, plan.rounds
+            ),
+        );
+    }
+    put("socket_options", cx.sockets.describe());
     put(
         "arm_order",
         "every round visits every arm once, in an order shuffled per round from the seed".into(),
@@ -108,10 +120,10 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
     }
     Settings {
         samples: plan.samples,
-        warmup,
+        warmup: planned_warmup(plan),
         rounds: plan.rounds,
-        tcp_nodelay: true,
-        so_linger_zero: true,
+        tcp_nodelay: cx.sockets.nodelay(),
+        so_linger_zero: cx.sockets.linger_zero(),
         bind_address: cx.bind_address.clone(),
         gap_between_connections_us: 0,
         app_data_bytes: if plan.request {
@@ -131,6 +143,11 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         arms_filter: args.arms.clone(),
         extra,
     }
+}
+
+/// Untimed connections the plan makes per interleaved arm: one batch before each chunk.
+fn planned_warmup(plan: &Plan) -> u64 {
+    plan.warmup_per_chunk * plan.rounds
 }
 
 pub fn rfc3339(t: OffsetDateTime) -> String {

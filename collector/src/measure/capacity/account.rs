@@ -1,112 +1,48 @@
-//! Capacity arms: N client threads against one server with N workers, for a fixed time.
-//! Every connection is counted (failures included) and checked on both ends, as in the
-//! main loop; the result is a per-second timeline of handshakes completed inside the
-//! window and the latency under that load.
+//! A capacity arm's accounting, apart from the threads that run it: every client
+//! connection paired with the server's report for it, checked, and placed in the window.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{Context, Result};
-use shared::{Capacity, CertKind, KxGroup, Mode, Protocol, Resumption, Side};
+use shared::Side;
 
-use super::stats::nearest_rank;
-use super::{check_side, ArmRun};
-use crate::arms::tls::{start_server, TlsClient};
-use crate::arms::{ArmSpec, Fault, Handshake, SessionOptions};
-use crate::certs::CertStore;
-use crate::evidence::build_arm;
-
-/// Untimed connections each client makes before the clock starts (primes resumption).
-pub const WARMUP_PER_CLIENT: u64 = 5;
-
-/// The arm capacity runs use: TLS 1.3, the first cert kind and group asked for.
-pub fn base_spec(certs: &[CertKind], groups: &[KxGroup]) -> ArmSpec {
-    ArmSpec {
-        protocol: Protocol::Tls13,
-        mode: Mode::Full,
-        resumption: None,
-        cert: Some(certs.first().copied().unwrap_or(CertKind::EcdsaP256)),
-        kx_group: Some(groups.first().copied().unwrap_or(KxGroup::X25519)),
-        fault: Fault::None,
-        early_data: false,
-    }
-}
-
-/// Capacity arms for `base` in full and ticket-resumed mode at every client count.
-/// Arm ids are the base arm's id with `-c<N>`.
-pub fn arms(
-    base: &ArmSpec,
-    concurrency: &[u64],
-    seconds: u64,
-    certs: &CertStore,
-    io_timeout: Duration,
-    stop: &AtomicBool,
-) -> Result<Vec<shared::Arm>> {
-    let mut out = Vec::new();
-    for &n in concurrency {
-        for (mode, resumption) in [
-            (Mode::Full, None),
-            (Mode::Resumed, Some(Resumption::Ticket)),
-        ] {
-            if stop.load(Ordering::Relaxed) {
-                return Ok(out);
-            }
-            let spec = ArmSpec {
-                mode,
-                resumption,
-                ..*base
-            };
-            eprintln!("collector: capacity {spec} with {n} client(s) for {seconds} s");
-            let (run, capacity) = run(&spec, n, seconds, certs, io_timeout, stop)?;
-            let mut arm = build_arm(&run);
-            arm.id = format!("{}-c{n}", arm.id);
-            arm.capacity = Some(capacity);
-            out.push(arm);
-        }
-    }
-    Ok(out)
-}
-
-/// How client and server share the machine, in words (recorded on every capacity arm).
-pub fn cpu_sharing(clients: u64) -> String {
-    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("client and server run in one process on one host: {clients} client thread(s) and {clients} server worker(s) share its {cpus} logical CPU(s), unpinned, so the rate is what this box sustains as both ends at once, not a server's capacity")
-}
+use crate::arms::{ArmSpec, Handshake};
+use crate::measure::{check_side, ArmRun};
 
 /// One successful client connection of a capacity arm. Times are offsets from one origin
 /// taken before the client threads start.
 #[derive(Debug, Clone)]
-struct Conn {
+pub(super) struct Conn {
     /// When its timer started.
-    started: Duration,
+    pub(super) started: Duration,
     /// Its timed window (connect + handshake).
-    elapsed: Duration,
-    facts: Option<Handshake>,
-    local_port: u16,
+    pub(super) elapsed: Duration,
+    pub(super) facts: Option<Handshake>,
+    pub(super) local_port: u16,
 }
 
 /// One client thread's timed connections.
 #[derive(Debug, Default)]
-struct ClientLog {
+pub(super) struct ClientLog {
     /// When this thread's window opened, and when its last connection ended.
-    start: Duration,
-    end: Duration,
-    done: Vec<Conn>,
-    failed: u64,
-    first_failure: Option<String>,
+    pub(super) start: Duration,
+    pub(super) end: Duration,
+    /// Untimed warm-up connections made, and how many of them failed.
+    pub(super) warmup: (u64, u64),
+    pub(super) done: Vec<Conn>,
+    pub(super) failed: u64,
+    pub(super) first_failure: Option<String>,
 }
 
 /// What the server reported for one connection, by the client's port.
-type Report = (u16, std::result::Result<Option<Handshake>, String>);
+pub(super) type Report = (u16, std::result::Result<Option<Handshake>, String>);
 
 /// Turns the clients' logs and the server's reports into the arm's run and its
 /// per-second timeline, as the main loop would: a connection the server reported nothing
 /// for, or reported a failure for, is a failed connection; an empty report or one that
 /// breaks the arm's promise is a problem (the arm's error). Only handshakes completed
 /// inside the window count in `per_second`; the others are `after_window`.
-fn account(
+pub(super) fn account(
     spec: &ArmSpec,
     logs: Vec<ClientLog>,
     reports: Vec<Report>,
@@ -129,6 +65,8 @@ fn account(
             run.first_failure = log.first_failure;
         }
         run.timed_wall = run.timed_wall.max(log.end.saturating_sub(log.start));
+        run.warmup_attempted += log.warmup.0;
+        run.warmup_failed += log.warmup.1;
         conns.extend(log.done.into_iter().map(|c| (log.start, c)));
     }
     conns.sort_by_key(|(_, c)| c.started);
@@ -171,104 +109,13 @@ fn account(
     (run, per_second, after_window)
 }
 
-/// Runs `spec` with `clients` concurrent clients for `seconds`.
-pub fn run(
-    spec: &ArmSpec,
-    clients: u64,
-    seconds: u64,
-    certs: &CertStore,
-    io_timeout: Duration,
-    stop: &AtomicBool,
-) -> Result<(ArmRun, Capacity)> {
-    let opts = SessionOptions::loopback(io_timeout, false);
-    let server = start_server(spec, certs, &opts, clients)
-        .with_context(|| format!("starting the capacity server for {spec} × {clients}"))?;
-    let client = Arc::new(TlsClient::new(spec, certs, &opts)?);
-    let addr = server.addr();
-    let window = Duration::from_secs(seconds);
-    let ready = Arc::new(Barrier::new(clients as usize + 1));
-    let start_line = Arc::new(Barrier::new(clients as usize + 1));
-    let origin = Instant::now();
-    let logs: Vec<ClientLog> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..clients)
-            .map(|_| {
-                let (client, ready, start_line) =
-                    (client.clone(), ready.clone(), start_line.clone());
-                scope.spawn(move || {
-                    for _ in 0..WARMUP_PER_CLIENT {
-                        let _ = client.once(addr);
-                    }
-                    ready.wait();
-                    start_line.wait();
-                    let start = Instant::now();
-                    let mut log = ClientLog {
-                        start: start - origin,
-                        ..ClientLog::default()
-                    };
-                    while start.elapsed() < window && !stop.load(Ordering::Relaxed) {
-                        match client.once(addr) {
-                            Ok(c) => log.done.push(Conn {
-                                started: c.started.saturating_duration_since(origin),
-                                elapsed: c.elapsed,
-                                facts: c.facts,
-                                local_port: c.local_port,
-                            }),
-                            Err(e) => {
-                                log.failed += 1;
-                                log.first_failure.get_or_insert_with(|| format!("{e:#}"));
-                            }
-                        }
-                    }
-                    log.end = origin.elapsed();
-                    log
-                })
-            })
-            .collect();
-        ready.wait();
-        // Reports of warm-up connections are not part of the timed window.
-        drop(server.take_reports());
-        start_line.wait();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("client thread does not panic"))
-            .collect()
-    });
-    // The server reports before it writes the byte each client reads, so every report of
-    // a successful connection is in by now; a short grace for the last failed ones.
-    std::thread::sleep(Duration::from_millis(50));
-    let reports = server
-        .take_reports()
-        .into_iter()
-        .map(|r| (r.peer_port, r.result))
-        .collect();
-    let (run, per_second, after_window) = account(spec, logs, reports, window);
-    let mut sorted = per_second.clone();
-    sorted.sort_by(f64::total_cmp);
-    let capacity = Capacity {
-        clients,
-        server_workers: clients,
-        rate_median_per_s: if sorted.is_empty() {
-            0.0
-        } else {
-            nearest_rank(&sorted, 50.0)
-        },
-        rate_iqr_per_s: if sorted.is_empty() {
-            [0.0, 0.0]
-        } else {
-            [nearest_rank(&sorted, 25.0), nearest_rank(&sorted, 75.0)]
-        },
-        per_second,
-        after_window,
-        cpu_sharing: Some(cpu_sharing(clients)),
-    };
-    Ok((run, capacity))
-}
-
 #[cfg(test)]
 mod tests {
     use rustls::HandshakeKind::Full;
+    use shared::{CertKind, KxGroup};
 
     use super::*;
+    use crate::measure::capacity::{base_spec, cpu_sharing};
 
     const MS: Duration = Duration::from_millis(1);
 
@@ -371,11 +218,13 @@ mod tests {
     }
 
     #[test]
-    fn client_failures_count_and_the_wall_time_is_the_longest_thread() {
+    fn failures_and_warm_up_add_up_and_the_wall_time_is_the_longest_thread() {
         let mut a = log(0, 1200, vec![conn(1, 10)]);
         a.failed = 3;
         a.first_failure = Some("connect: refused".into());
-        let b = log(2, 1000, Vec::new());
+        a.warmup = (5, 1);
+        let mut b = log(2, 1000, Vec::new());
+        b.warmup = (5, 0);
         let (run, _, _) = account(
             &spec(),
             vec![a, b],
@@ -385,6 +234,7 @@ mod tests {
         assert_eq!((run.attempted, run.failed), (4, 3));
         assert_eq!(run.first_failure.as_deref(), Some("connect: refused"));
         assert_eq!(run.timed_wall, MS * 1200);
+        assert_eq!((run.warmup_attempted, run.warmup_failed), (10, 1));
     }
 
     #[test]
