@@ -297,7 +297,9 @@ pub struct FloorPart {
 /// A timed primitive (like `openssl speed`, for what a handshake uses).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Primitive {
-    /// E.g. `ecdsa-p256-sign`, `x25519-keygen+agree`, `mlkem768-encapsulate`.
+    /// E.g. `rsa2048-sign-rsa_pss_sha512`, `ecdsa-p256-verify-ecdsa_nistp256_sha256`,
+    /// `x25519-keygen`, `mlkem768-encapsulate`: a signature names the TLS signature scheme,
+    /// the one rustls's server signs the handshake with (or the CA's, for the chain).
     pub name: String,
     /// Operations timed.
     pub ops: u64,

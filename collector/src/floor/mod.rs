@@ -3,15 +3,15 @@
 //! above it is framing, hashing, syscalls and wake-ups.
 
 pub mod primitives;
+pub mod signatures;
 
 use std::collections::BTreeSet;
 
 use anyhow::Result;
 use shared::{Arm, CertKind, FloorPart, KxGroup, Mode, Primitive, Protocol, Side, Stack};
 
-use primitives::{
-    ecdh_curve, ecdh_names, sig_names, MLKEM_DECAPSULATE, MLKEM_ENCAPSULATE, MLKEM_KEYGEN,
-};
+use primitives::{ecdh_curve, ecdh_names, MLKEM_DECAPSULATE, MLKEM_ENCAPSULATE, MLKEM_KEYGEN};
+use signatures::sig_names;
 
 /// One public-key operation a handshake performs: (primitive, side, count).
 pub type Op = (String, Side, u64);
@@ -81,9 +81,9 @@ pub fn measure_for(
     groups: &BTreeSet<KxGroup>,
     ops: usize,
 ) -> Result<Vec<Primitive>> {
-    let mut out: Vec<Primitive> = Vec::new();
+    let mut out: Vec<primitives::Timed> = Vec::new();
     for &c in certs {
-        out.extend(primitives::time_signatures(c, ops)?);
+        out.extend(signatures::time_signatures(c, ops)?);
     }
     for &g in groups {
         for p in primitives::time_key_exchange(g, ops)? {
@@ -92,7 +92,7 @@ pub fn measure_for(
             }
         }
     }
-    Ok(out)
+    Ok(out.iter().map(primitives::Timed::primitive).collect())
 }
 
 /// `collector floor`: times the primitives and prints the table.
@@ -188,16 +188,16 @@ mod tests {
                 "x25519-keygen",
                 "x25519-agree",
                 "x25519-agree",
-                "ecdsa-p256-sign",
-                "ecdsa-p256-verify"
+                "ecdsa-p256-sign-ecdsa_nistp256_sha256",
+                "ecdsa-p256-verify-ecdsa_nistp256_sha256"
             ]
         );
         assert_eq!(ops.last().unwrap().2, 2, "chain + handshake verification");
         let rsa = ops_of(Protocol::Tls12, Mode::Full, CertKind::Rsa2048);
         for name in [
-            "rsa2048-verify-pkcs1",
-            "rsa2048-verify-pss",
-            "rsa2048-sign-pss",
+            "rsa2048-verify-rsa_pkcs1_sha256",
+            "rsa2048-verify-rsa_pss_sha512",
+            "rsa2048-sign-rsa_pss_sha512",
         ] {
             assert!(rsa.iter().any(|n| n == name), "{rsa:?} lacks {name}");
         }
@@ -245,8 +245,8 @@ mod tests {
         let prims = [
             prim("x25519-keygen", 10.0),
             prim("x25519-agree", 20.0),
-            prim("ecdsa-p256-sign", 30.0),
-            prim("ecdsa-p256-verify", 50.0),
+            prim("ecdsa-p256-sign-ecdsa_nistp256_sha256", 30.0),
+            prim("ecdsa-p256-verify-ecdsa_nistp256_sha256", 50.0),
         ];
         let mut e = sample::evidence();
         for arm in &mut e.arms {
@@ -275,8 +275,8 @@ mod tests {
         let prims = [
             prim("x25519-keygen", 10.0),
             prim("x25519-agree", 20.0),
-            prim("ecdsa-p256-sign", 30.0),
-            prim("ecdsa-p256-verify", 50.0),
+            prim("ecdsa-p256-sign-ecdsa_nistp256_sha256", 30.0),
+            prim("ecdsa-p256-verify-ecdsa_nistp256_sha256", 50.0),
         ];
         let full = sample::evidence().arms[1].clone();
         let with = |f: &dyn Fn(&mut Arm)| {
@@ -316,8 +316,8 @@ mod tests {
         assert_eq!(
             names,
             [
-                "ed25519-sign",
-                "ed25519-verify",
+                "ed25519-sign-ed25519",
+                "ed25519-verify-ed25519",
                 "x25519-keygen",
                 "x25519-agree",
                 MLKEM_KEYGEN,
