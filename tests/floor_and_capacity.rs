@@ -36,6 +36,17 @@ fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
             "primitives lack {needed}: {names:?}"
         );
     }
+    // Timed before and after the arms; the floor uses both passes pooled.
+    for p in &e.primitives {
+        let (b, a) = (p.median_before_us.unwrap(), p.median_after_us.unwrap());
+        assert!(
+            b.min(a) <= p.median_us && p.median_us <= b.max(a),
+            "{}: {} vs {b} / {a}",
+            p.name,
+            p.median_us
+        );
+    }
+    assert!(e.run.settings.extra["crypto_floor"].contains("before the arms"));
     for a in e.arms.iter().filter(|a| a.protocol != Protocol::Tcp) {
         // Every connection was checked (group, cert, kind); any mismatch would be an error.
         assert_eq!(a.error, None, "{}", a.id);

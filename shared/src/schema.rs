@@ -301,9 +301,16 @@ pub struct Primitive {
     /// `x25519-keygen`, `mlkem768-encapsulate`: a signature names the TLS signature scheme,
     /// the one rustls's server signs the handshake with (or the CA's, for the chain).
     pub name: String,
-    /// Operations timed.
+    /// Operations timed (both passes together when there are two).
     pub ops: u64,
+    /// Median of every operation timed; with two passes, of both pooled.
     pub median_us: f64,
+    /// The run times its primitives twice, before the arms and after them: each pass's
+    /// own median (null for a pass that did not time this primitive, and in older files).
+    #[serde(default)]
+    pub median_before_us: Option<f64>,
+    #[serde(default)]
+    pub median_after_us: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -173,6 +173,20 @@ impl Evidence {
                 ArmKind::Latency => check_latency(arm, &at, &mut bad),
             }
         }
+        for (i, p) in self.primitives.iter().enumerate() {
+            if let (Some(b), Some(a)) = (p.median_before_us, p.median_after_us) {
+                // The median of two passes pooled lies between the passes' medians.
+                if !(b.min(a) <= p.median_us && p.median_us <= b.max(a)) {
+                    bad(
+                        format!("primitives[{i}].median_us"),
+                        format!(
+                            "{} is not between the passes' medians {b} and {a}",
+                            p.median_us
+                        ),
+                    );
+                }
+            }
+        }
         for (i, c) in self.comparisons.iter().enumerate() {
             for (field, id) in [("baseline", &c.baseline), ("candidate", &c.candidate)] {
                 if !ids.contains(id.as_str()) {

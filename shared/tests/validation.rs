@@ -366,3 +366,17 @@ fn capacity_counts_no_more_handshakes_than_succeeded() {
     let msg = invariant_at(&v, "arms[1].capacity.per_second");
     assert!(msg.contains("> 4 succeeded"), "{msg}");
 }
+
+#[test]
+fn a_pooled_primitive_median_lies_between_its_passes() {
+    let mut v = sample_value();
+    v["primitives"] = json!([{"name": "x25519-keygen", "ops": 20, "median_us": 12.0,
+        "median_before_us": 10.0, "median_after_us": 14.0}]);
+    read(&v).expect("between the passes");
+    v["primitives"][0]["median_us"] = json!(15.0);
+    let msg = invariant_at(&v, "primitives[0].median_us");
+    assert!(msg.contains("between the passes' medians"), "{msg}");
+    // Older files have one pass and no pass medians.
+    v["primitives"] = json!([{"name": "x25519-keygen", "ops": 20, "median_us": 12.0}]);
+    read(&v).expect("one pass");
+}

@@ -10,7 +10,10 @@ use std::collections::BTreeSet;
 use anyhow::Result;
 use shared::{Arm, CertKind, FloorPart, KxGroup, Mode, Primitive, Protocol, Side, Stack};
 
-use primitives::{ecdh_curve, ecdh_names, MLKEM_DECAPSULATE, MLKEM_ENCAPSULATE, MLKEM_KEYGEN};
+use crate::arms::ArmSpec;
+use primitives::{
+    ecdh_curve, ecdh_names, Timed, MLKEM_DECAPSULATE, MLKEM_ENCAPSULATE, MLKEM_KEYGEN,
+};
 use signatures::sig_names;
 
 /// One public-key operation a handshake performs: (primitive, side, count).
@@ -66,22 +69,45 @@ pub fn ops(
 
 /// Times every primitive the given arms need (each cert's signatures, each group's
 /// key exchange), `ops_per_primitive` operations each.
-pub fn measure(arms: &[Arm], ops_per_primitive: usize) -> Result<Vec<Primitive>> {
+pub fn measure(arms: &[Arm], ops_per_primitive: usize) -> Result<Vec<Timed>> {
     let certs: BTreeSet<CertKind> = arms
         .iter()
         .filter(|a| a.mode != Mode::Resumed)
         .filter_map(|a| a.cert)
         .collect();
     let groups: BTreeSet<KxGroup> = arms.iter().filter_map(|a| a.kx_group).collect();
-    measure_for(&certs, &groups, ops_per_primitive)
+    time_for(&certs, &groups, ops_per_primitive)
 }
 
+/// [`measure`] for arms about to run.
+pub fn measure_planned(specs: &[ArmSpec], ops_per_primitive: usize) -> Result<Vec<Timed>> {
+    let certs: BTreeSet<CertKind> = specs
+        .iter()
+        .filter(|a| a.mode != Mode::Resumed)
+        .filter_map(|a| a.cert)
+        .collect();
+    let groups: BTreeSet<KxGroup> = specs.iter().filter_map(|a| a.kx_group).collect();
+    time_for(&certs, &groups, ops_per_primitive)
+}
+
+/// One pass over `certs` and `groups`, as evidence records.
 pub fn measure_for(
     certs: &BTreeSet<CertKind>,
     groups: &BTreeSet<KxGroup>,
     ops: usize,
 ) -> Result<Vec<Primitive>> {
-    let mut out: Vec<primitives::Timed> = Vec::new();
+    Ok(time_for(certs, groups, ops)?
+        .iter()
+        .map(Timed::primitive)
+        .collect())
+}
+
+fn time_for(
+    certs: &BTreeSet<CertKind>,
+    groups: &BTreeSet<KxGroup>,
+    ops: usize,
+) -> Result<Vec<Timed>> {
+    let mut out: Vec<Timed> = Vec::new();
     for &c in certs {
         out.extend(signatures::time_signatures(c, ops)?);
     }
@@ -92,7 +118,7 @@ pub fn measure_for(
             }
         }
     }
-    Ok(out.iter().map(primitives::Timed::primitive).collect())
+    Ok(out)
 }
 
 /// `collector floor`: times the primitives and prints the table.
@@ -157,6 +183,8 @@ mod tests {
             name: name.into(),
             ops: 1,
             median_us: us,
+            median_before_us: None,
+            median_after_us: None,
         }
     }
 

@@ -27,14 +27,53 @@ impl Timed {
         }
     }
 
-    /// The evidence record: operations timed and their median.
+    /// The evidence record of one pass: operations timed and their median.
     pub fn primitive(&self) -> Primitive {
         Primitive {
             name: self.name.clone(),
             ops: self.samples_us.len() as u64,
-            median_us: stats::median_in_place(&mut self.samples_us.clone()),
+            median_us: median(&self.samples_us),
+            median_before_us: None,
+            median_after_us: None,
         }
     }
+}
+
+fn samples_of<'a>(pass: &'a [Timed], name: &str) -> Option<&'a [f64]> {
+    pass.iter()
+        .find(|t| t.name == name)
+        .map(|t| t.samples_us.as_slice())
+}
+
+fn median(samples: &[f64]) -> f64 {
+    stats::median_in_place(&mut samples.to_vec())
+}
+
+/// The evidence records of two passes of the same primitives, one timed before the arms
+/// and one after: each pass's median, and the median of both pooled (what the floor
+/// uses). A primitive timed in one pass only keeps that pass's numbers.
+pub fn pooled(before: &[Timed], after: &[Timed]) -> Vec<Primitive> {
+    let mut names: Vec<&str> = after.iter().map(|t| t.name.as_str()).collect();
+    for t in before {
+        if !names.contains(&t.name.as_str()) {
+            names.push(&t.name);
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let find = |pass| samples_of(pass, name);
+            let (b, a) = (find(before), find(after));
+            let all: Vec<f64> = b.into_iter().chain(a).flatten().copied().collect();
+            Primitive {
+                name: name.to_string(),
+                ops: all.len() as u64,
+                median_us: median(&all),
+                median_before_us: b.map(median),
+                median_after_us: a.map(median),
+            }
+        })
+        .collect()
 }
 
 /// `ops` timed calls of `op` (µs each) after a short warm-up. `prepare` makes each
@@ -161,4 +200,34 @@ pub fn time_key_exchange(group: KxGroup, ops: usize) -> Result<Vec<Timed>> {
         out.push(Timed::new(MLKEM_DECAPSULATE, t));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_passes_are_pooled_and_each_keeps_its_median() {
+        let before = [
+            Timed::new("a", vec![10.0, 11.0, 12.0]),
+            Timed::new("only-before", vec![5.0]),
+        ];
+        let after = [Timed::new("a", vec![20.0, 21.0, 22.0, 23.0, 24.0])];
+        let p = pooled(&before, &after);
+        let names: Vec<&str> = p.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["a", "only-before"]);
+        // Pooled: 10 11 12 20 21 22 23 24; the nearest-rank median is the 4th of 8.
+        assert_eq!((p[0].ops, p[0].median_us), (8, 20.0));
+        assert_eq!(p[0].median_before_us, Some(11.0));
+        assert_eq!(p[0].median_after_us, Some(22.0));
+        assert_eq!(
+            (
+                p[1].ops,
+                p[1].median_us,
+                p[1].median_before_us,
+                p[1].median_after_us
+            ),
+            (1, 5.0, Some(5.0), None)
+        );
+    }
 }

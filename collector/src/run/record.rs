@@ -106,7 +106,7 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         put("target", format!("collector serve at {target}; server-side handshake reports over its control connection"));
     }
     if !args.no_floor {
-        put("crypto_floor", format!("{FLOOR_OPS} timed operations per primitive (RSA-3072/4096 signing: 1/2 and 1/4 of that), median, same aws-lc-rs as the handshakes, after the arms ran; floor = sum along the handshake's critical path"));
+        put("crypto_floor", format!("every primitive timed in two passes of {FLOOR_OPS} operations (RSA-3072/4096 signing: 1/2 and 1/4 of that), one before the arms ran and one after them (median_before_us, median_after_us); median_us, which the floor uses, is the median of both passes pooled; same aws-lc-rs as the handshakes, signatures with rustls's signer and verifier in the scheme the handshake uses; floor = sum along the handshake's critical path"));
     }
     if !args.concurrency.is_empty() {
         put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client; a connection counts only with the server's report for it (a missing or failed one is a failed connection, an empty one an error); per_second counts handshakes completed inside the window, after_window the rest; client and server threads run in this one process and share this host's CPUs (capacity.cpu_sharing)", args.concurrency, args.capacity_seconds, capacity::WARMUP_PER_CLIENT));
