@@ -39,7 +39,15 @@ fn quick_run_measures_every_default_arm_honestly() {
     let e = read_evidence(&dir);
     assert!(e.run.complete);
     assert_eq!(e.run.settings.samples, 60);
-    assert!(e.run.settings.tcp_nodelay);
+    assert!(e.run.settings.tcp_nodelay && e.run.settings.so_linger_zero);
+    let sockets = &e.run.settings.extra["socket_options"];
+    assert!(
+        sockets.contains("read back with getsockopt")
+            && sockets.contains("server socket TCP_NODELAY on"),
+        "{sockets}"
+    );
+    // --quick asks for 20 warm-up connections per arm: 4 before each of its 5 chunks.
+    assert_eq!((e.run.settings.warmup, e.run.settings.rounds), (20, 5));
 
     let ids: Vec<&str> = e.arms.iter().map(|a| a.id.as_str()).collect();
     let mut expected = vec!["tcp-connect".to_string()];
@@ -70,11 +78,23 @@ fn quick_run_measures_every_default_arm_honestly() {
             "{}",
             a.id
         );
+        assert_eq!(a.warmup_attempted, Some(20), "{}: warm-up as done", a.id);
+        assert_eq!((a.server_threads, a.client_threads), (Some(1), Some(1)));
         let l = a.latency_us.expect("latency present");
         assert!(
             l.min <= l.p50 && l.p50 <= l.p95 && l.p95 <= l.p99 && l.p99 <= l.max,
             "{}",
             a.id
+        );
+        // Throughput is successes per second of the wall time the timed connections
+        // took, which holds every timed window: never above successes / Σ windows.
+        let windows_s: f64 = a.samples_us.iter().sum::<f64>() / 1e6;
+        let tput = a.throughput_per_s.expect("throughput measured");
+        assert!(
+            tput > 0.0 && tput <= a.succeeded as f64 / windows_s,
+            "{}: {tput}/s vs {} in {windows_s} s of windows",
+            a.id,
+            a.succeeded
         );
         // The summary is the raw samples' nearest-rank percentiles, nothing else.
         for (p, v) in [(50.0, l.p50), (95.0, l.p95), (99.0, l.p99)] {

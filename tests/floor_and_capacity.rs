@@ -23,8 +23,8 @@ fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
     );
     let names: Vec<&str> = e.primitives.iter().map(|p| p.name.as_str()).collect();
     for needed in [
-        "ed25519-sign",
-        "ed25519-verify",
+        "ed25519-sign-ed25519",
+        "ed25519-verify-ed25519",
         "x25519-keygen",
         "x25519-agree",
         "mlkem768-keygen",
@@ -36,6 +36,17 @@ fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
             "primitives lack {needed}: {names:?}"
         );
     }
+    // Timed before and after the arms; the floor uses both passes pooled.
+    for p in &e.primitives {
+        let (b, a) = (p.median_before_us.unwrap(), p.median_after_us.unwrap());
+        assert!(
+            b.min(a) <= p.median_us && p.median_us <= b.max(a),
+            "{}: {} vs {b} / {a}",
+            p.name,
+            p.median_us
+        );
+    }
+    assert!(e.run.settings.extra["crypto_floor"].contains("before the arms"));
     for a in e.arms.iter().filter(|a| a.protocol != Protocol::Tcp) {
         // Every connection was checked (group, cert, kind); any mismatch would be an error.
         assert_eq!(a.error, None, "{}", a.id);
@@ -76,7 +87,7 @@ fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
         let signs = a
             .crypto_floor_parts
             .iter()
-            .filter(|p| p.primitive.ends_with("-sign"))
+            .filter(|p| p.primitive.contains("-sign-"))
             .count();
         match (a.protocol, a.mode) {
             (Protocol::Tls12, Mode::Resumed) => {
@@ -86,6 +97,7 @@ fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
                     a.id
                 );
                 assert!(a.crypto_floor_parts.is_empty());
+                assert_eq!(a.efficiency, None, "{}: no share of a 0 floor", a.id);
             }
             (_, Mode::Resumed) => {
                 assert_eq!(signs, 0, "{}: no signature in a resumed handshake", a.id)
@@ -95,7 +107,7 @@ fn ed25519_and_pq_hybrid_match_what_was_asked_and_sit_above_their_floor() {
                 assert!(a
                     .crypto_floor_parts
                     .iter()
-                    .any(|p| p.side == Side::Client && p.primitive.ends_with("-verify")));
+                    .any(|p| p.side == Side::Client && p.primitive.contains("-verify-")));
                 let p50 = a.latency_us.unwrap().p50;
                 assert!(
                     p50 > floor,
@@ -142,6 +154,8 @@ fn concurrency_two_completes_without_failures() {
     for a in cap {
         let c = a.capacity.as_ref().unwrap();
         assert_eq!((c.clients, c.server_workers), (2, 2));
+        assert_eq!((a.server_threads, a.client_threads), (Some(2), Some(2)));
+        assert_eq!(a.warmup_attempted, Some(2 * 5), "5 per client");
         assert_eq!(a.failed, 0, "{}: {:?}", a.id, a.first_failure);
         assert_eq!(a.error, None, "{}", a.id);
         assert_eq!(c.per_second.len(), 2, "one entry per whole second");
@@ -151,7 +165,24 @@ fn concurrency_two_completes_without_failures() {
                 && c.rate_median_per_s <= c.rate_iqr_per_s[1]
         );
         let in_window: f64 = c.per_second.iter().sum();
-        assert!(in_window <= a.succeeded as f64);
+        assert_eq!(
+            in_window + c.after_window as f64,
+            a.succeeded as f64,
+            "every success is in the window or after it"
+        );
+        assert!(c
+            .cpu_sharing
+            .as_deref()
+            .is_some_and(|s| s.contains("share its")));
+        // All clients together: the wall is at least the longest client's share of the
+        // windows, so throughput ≤ clients × successes / Σ windows.
+        let windows_s: f64 = a.samples_us.iter().sum::<f64>() / 1e6;
+        let tput = a.throughput_per_s.expect("throughput measured");
+        assert!(
+            tput > 0.0 && tput <= c.clients as f64 * a.succeeded as f64 / windows_s,
+            "{}: {tput}/s",
+            a.id
+        );
         if a.mode == Mode::Resumed {
             assert_eq!(
                 (a.resumed.client, a.resumed.server),

@@ -70,6 +70,13 @@ fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
     );
     assert_no_namespaces(pid);
     let e = read_evidence(&dir);
+    // --warmup 2 over 8 rounds (8 samples) is one warm-up before each chunk: 8 done.
+    assert_eq!((e.run.settings.warmup, e.run.settings.rounds), (8, 8));
+    assert!(e.run.settings.extra.contains_key("warmup_asked"));
+    for a in &e.arms {
+        assert!(a.ttfb, "{}: an RTT arm's window is a TTFB", a.id);
+        assert_eq!(a.warmup_attempted, Some(8), "{}", a.id);
+    }
     let p50: HashMap<&str, f64> = e
         .arms
         .iter()

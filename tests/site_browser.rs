@@ -270,6 +270,9 @@ fn the_efficiency_column_shows_the_floor_share_from_the_evidence() {
                 );
                 checked += 1;
             }
+            (None, Some(floor), None) => {
+                assert_eq!(cell, format!("n/a (floor {})", fmt_us(floor)), "{}", arm.id)
+            }
             _ => assert_eq!(cell, "–", "{}", arm.id),
         }
     }

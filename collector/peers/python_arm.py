@@ -97,6 +97,8 @@ class Arm:
         self.session = None
         self.records = []
         self.warmup_failed = 0
+        self.warmup_attempted = 0
+        self.timed_wall_ns = 0
         if spec["protocol"] == "tcp":
             self.server = Server(None)
             self.client = None
@@ -170,21 +172,30 @@ def main():
         for i in order:
             arm = arms[i]
             for _ in range(PLAN["warmup_per_chunk"]):
+                arm.warmup_attempted += 1
                 try:
                     arm.once()
                 except Exception:
                     arm.warmup_failed += 1
+            chunk_start = time.perf_counter_ns()
             for _ in range(chunk):
                 try:
                     arm.records.append(arm.once())
                 except Exception as e:
                     arm.records.append(["error", "%s: %s" % (type(e).__name__, e)])
+            arm.timed_wall_ns += time.perf_counter_ns() - chunk_start
     json.dump(
         {
             "python": sys.version.split()[0],
             "openssl": ssl.OPENSSL_VERSION,
             "arms": [
-                {"spec": a.spec, "warmup_failed": a.warmup_failed, "connections": a.records}
+                {
+                    "spec": a.spec,
+                    "warmup_failed": a.warmup_failed,
+                    "warmup_attempted": a.warmup_attempted,
+                    "timed_wall_s": a.timed_wall_ns / 1e9,
+                    "connections": a.records,
+                }
                 for a in arms
             ],
         },

@@ -56,7 +56,7 @@ pub fn summary(e: &Evidence) -> String {
         if let Some(r) = &a.rate {
             let _ = writeln!(
                 out,
-                "{:w$}  ^ rate: {:.0} conn/real-s, {:.0} conn/user-s ({} of {} resumed)",
+                "{:w$}  ^ rate: {:.0} connections per wall-clock second, {:.0} per user-CPU second of the s_time client process ({} of {} resumed)",
                 "", r.per_real_s, r.per_user_s, a.resumed.client, r.connections
             );
         }
@@ -86,6 +86,10 @@ pub fn summary(e: &Evidence) -> String {
             "Resume speedup, p50(full) / p50(resumed):",
         ),
         (
+            ComparisonKind::ZeroRttSpeedup,
+            "0-RTT speedup, p50(full) / p50(0-RTT), time to the first response byte:",
+        ),
+        (
             ComparisonKind::TlsOverTcp,
             "TLS over TCP connect, p50(TLS full) / p50(TCP connect):",
         ),
@@ -105,8 +109,10 @@ pub fn summary(e: &Evidence) -> String {
         let _ = writeln!(out, "\n{title}");
         for c in rows {
             let basis = match c.basis {
-                Some(shared::RateBasis::PerRealS) => " per real s",
-                Some(shared::RateBasis::PerUserS) => " per user s",
+                Some(shared::RateBasis::PerRealS) => " per wall-clock second",
+                Some(shared::RateBasis::PerUserS) => {
+                    " per user-CPU second of the s_time client process"
+                }
                 None => "",
             };
             let _ = writeln!(

@@ -76,14 +76,21 @@ pub struct Tool {
 pub struct Settings {
     /// Timed connections per arm.
     pub samples: u64,
-    /// Untimed connections per arm before timing starts (they also prime resumption).
+    /// Untimed connections the plan makes per interleaved arm before timing (they also
+    /// prime resumption): `warmup_per_chunk` (in `extra`) before each of its `rounds`
+    /// chunks, so `--warmup` rounded up to whole chunks. What each arm really did is its
+    /// `warmup_attempted`.
     pub warmup: u64,
     /// Arms are interleaved: each arm's samples are taken in this many chunks, visiting
     /// every arm once per round, so slow drift in machine load hits every arm alike.
     pub rounds: u64,
-    /// `TCP_NODELAY` set on both the client and the server socket.
+    /// `TCP_NODELAY` on both the client and the server socket, as read back (getsockopt)
+    /// from a client socket and an accepted server socket readied by the collector's own
+    /// setup code before measuring (`extra.socket_options` has both ends' values; peer
+    /// tools set their own, see their settings).
     pub tcp_nodelay: bool,
-    /// `SO_LINGER {on, 0}` on the client: close sends RST and leaves no TIME_WAIT.
+    /// `SO_LINGER {on, 0}` on the client, read back the same way: close sends RST and
+    /// leaves no TIME_WAIT.
     pub so_linger_zero: bool,
     /// Address the servers bind to (loopback).
     pub bind_address: String,
@@ -91,7 +98,8 @@ pub struct Settings {
     pub gap_between_connections_us: u64,
     /// Bytes of application data the server writes and the client reads per connection.
     pub app_data_bytes: u64,
-    /// Server threads per arm and client threads per arm.
+    /// Server threads per arm and client threads per arm of the interleaved arms; each arm
+    /// records its own (`Arm.server_threads` / `client_threads`: capacity arms run N).
     pub server_threads: u64,
     pub client_threads: u64,
     /// The clock used for samples.
@@ -166,6 +174,10 @@ pub struct Arm {
     pub kx_group: Option<KxGroup>,
     /// What one sample covers, in words.
     pub timed_window: String,
+    /// The timed window ends at the first response byte (request/response mode, 0-RTT
+    /// and emulated-RTT arms): a time to first byte, not a handshake. False in older files.
+    #[serde(default)]
+    pub ttfb: bool,
     /// Timed connections tried, that worked, that failed. `succeeded + failed = attempted`.
     pub attempted: u64,
     pub succeeded: u64,
@@ -179,7 +191,13 @@ pub struct Arm {
     pub latency_us: Option<LatencySummary>,
     /// 95% confidence interval of the median, in microseconds.
     pub p50_ci95_us: Option<[f64; 2]>,
-    /// Connections completed per second of the arm's wall time (whole connection cycle).
+    /// Successful timed connections per second of the wall time the arm's timed
+    /// connections took (`succeeded / wall`), one definition for every arm: an interleaved
+    /// arm's wall is the sum of its chunks, each from its first timed connection's start
+    /// to its last one's end (failed connections and the wait for the server's report
+    /// included, warm-up excluded); a capacity arm's is from its window's start until its
+    /// last client finished (all clients together, so it can exceed `1 / p50`). Null when
+    /// nothing succeeded or the wall time was not measured (older Python arm scripts).
     pub throughput_per_s: Option<f64>,
     /// Every timed sample in microseconds, in the order taken.
     pub samples_us: Vec<f64>,
@@ -193,6 +211,17 @@ pub struct Arm {
     /// there is worth knowing even though no sample depends on it directly).
     #[serde(default)]
     pub warmup_failed: u64,
+    /// Untimed warm-up connections this arm really made, failed ones included (null in
+    /// older files). For `openssl s_time` arms: the first connection of every slice,
+    /// which is not counted.
+    #[serde(default)]
+    pub warmup_attempted: Option<u64>,
+    /// Threads serving this arm's connections and threads making them (null in older
+    /// files; the run's settings then apply).
+    #[serde(default)]
+    pub server_threads: Option<u64>,
+    #[serde(default)]
+    pub client_threads: Option<u64>,
     /// What the client negotiated ("protocol / cipher suite / group") → timed connections.
     #[serde(default)]
     pub negotiated: BTreeMap<String, u64>,
@@ -214,7 +243,9 @@ pub struct Arm {
     #[serde(default)]
     pub crypto_floor_parts: Vec<FloorPart>,
     /// `crypto_floor_us / latency_us.p50`: the share of the median handshake that is
-    /// unavoidable public-key work.
+    /// unavoidable public-key work. Only for handshake windows: null for TTFB arms (`ttfb`),
+    /// arms over an emulated RTT, and arms whose floor is 0 (resumed TLS 1.2), where such
+    /// a share would say nothing about the handshake.
     #[serde(default)]
     pub efficiency: Option<f64>,
     /// Capacity arms: several clients against one server.
@@ -384,6 +415,8 @@ pub struct RateSummary {
     pub connections: u64,
     pub user_cpu_s: f64,
     pub real_s: f64,
+    /// Connections per user-CPU second of the rate tool's client process (for
+    /// `openssl s_time`: the s_time process's own user time, from wait4).
     pub per_user_s: f64,
     pub per_real_s: f64,
     /// The runs the totals add up (a tool run several times, so the spread between runs
@@ -417,11 +450,20 @@ pub struct FloorPart {
 /// A timed primitive (like `openssl speed`, for what a handshake uses).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Primitive {
-    /// E.g. `ecdsa-p256-sign`, `x25519-keygen+agree`, `mlkem768-encapsulate`.
+    /// E.g. `rsa2048-sign-rsa_pss_sha512`, `ecdsa-p256-verify-ecdsa_nistp256_sha256`,
+    /// `x25519-keygen`, `mlkem768-encapsulate`: a signature names the TLS signature scheme,
+    /// the one rustls's server signs the handshake with (or the CA's, for the chain).
     pub name: String,
-    /// Operations timed.
+    /// Operations timed (both passes together when there are two).
     pub ops: u64,
+    /// Median of every operation timed; with two passes, of both pooled.
     pub median_us: f64,
+    /// The run times its primitives twice, before the arms and after them: each pass's
+    /// own median (null for a pass that did not time this primitive, and in older files).
+    #[serde(default)]
+    pub median_before_us: Option<f64>,
+    #[serde(default)]
+    pub median_after_us: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -436,11 +478,20 @@ pub enum Side {
 pub struct Capacity {
     pub clients: u64,
     pub server_workers: u64,
-    /// Completed handshakes in each whole second of the run.
+    /// Handshakes completed in each whole second of the window (a connection begun
+    /// inside the window whose handshake completed after it is in `after_window`).
     pub per_second: Vec<f64>,
     pub rate_median_per_s: f64,
     /// 25th and 75th percentile of `per_second`.
     pub rate_iqr_per_s: [f64; 2],
+    /// Successful connections whose handshake completed after the window closed: in
+    /// `succeeded` and the latency samples, not in `per_second`.
+    #[serde(default)]
+    pub after_window: u64,
+    /// How client and server share the machine's CPUs, in words (they run on one host,
+    /// in one process: the rate is what the box sustains as both ends at once).
+    #[serde(default)]
+    pub cpu_sharing: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -496,7 +547,8 @@ pub struct Comparison {
 pub enum RateBasis {
     /// Connections per second of wall-clock time.
     PerRealS,
-    /// Connections per second of the client's user CPU time.
+    /// Connections per user-CPU second of the rate tool's client process (the `openssl
+    /// s_time` process), not of the machine or the server.
     PerUserS,
 }
 
@@ -504,11 +556,16 @@ pub enum RateBasis {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ComparisonKind {
-    /// `p50(full) / p50(resumed)`: baseline is the full arm, candidate the resumed one.
-    /// Above 1 means resumption is faster.
+    /// `p50(full) / p50(resumed)`: baseline is the full arm, candidate the resumed one
+    /// (never a 0-RTT arm: that is [`ComparisonKind::ZeroRttSpeedup`]). Above 1 means
+    /// resumption is faster.
     ResumeSpeedup,
     /// `p50(TLS) / p50(TCP connect)`: baseline is TCP, candidate the TLS arm.
     TlsOverTcp,
+    /// `p50(full) / p50(0-RTT)` of the time to the first response byte: baseline is the
+    /// full arm of the same protocol, cert and group (request mode), candidate the 0-RTT
+    /// arm (an arm with `early_data` counts). Above 1 means 0-RTT answers sooner.
+    ZeroRttSpeedup,
     /// `rate(reuse) / rate(new)` for a rate-only tool, per [`RateBasis`], only where
     /// resumption was confirmed: baseline is the `-new` arm, candidate the `-reuse` arm.
     ResumeRateSpeedup,

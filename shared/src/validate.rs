@@ -150,6 +150,18 @@ impl Evidence {
                     "a resumed arm names its resumption kind, and only a resumed arm does".into(),
                 );
             }
+            if let Some(c) = &arm.capacity {
+                let in_window: f64 = c.per_second.iter().sum();
+                if !(in_window + c.after_window as f64 <= arm.succeeded as f64) {
+                    bad(
+                        at("capacity.per_second"),
+                        format!(
+                            "{in_window} handshakes in the window + {} after it > {} succeeded",
+                            c.after_window, arm.succeeded
+                        ),
+                    );
+                }
+            }
             if arm.known_pitfall.is_some() && arm.error.is_none() {
                 bad(
                     at("known_pitfall"),
@@ -165,6 +177,20 @@ impl Evidence {
             phases::check(arm, &at, &mut bad);
         }
         phases::check_control(&self.arms, &self.comparisons, &mut bad);
+        for (i, p) in self.primitives.iter().enumerate() {
+            if let (Some(b), Some(a)) = (p.median_before_us, p.median_after_us) {
+                // The median of two passes pooled lies between the passes' medians.
+                if !(b.min(a) <= p.median_us && p.median_us <= b.max(a)) {
+                    bad(
+                        format!("primitives[{i}].median_us"),
+                        format!(
+                            "{} is not between the passes' medians {b} and {a}",
+                            p.median_us
+                        ),
+                    );
+                }
+            }
+        }
         for (i, c) in self.comparisons.iter().enumerate() {
             for (field, id) in [("baseline", &c.baseline), ("candidate", &c.candidate)] {
                 if !ids.contains(id.as_str()) {
@@ -203,6 +229,24 @@ impl Evidence {
                             ),
                         );
                     }
+                }
+            }
+            if c.kind == ComparisonKind::ZeroRttSpeedup {
+                let arm = |id: &String| self.arms.iter().find(|a| &a.id == id);
+                if arm(&c.candidate).is_some_and(|a| a.early_data.is_none()) {
+                    bad(
+                        format!("comparisons[{i}].candidate"),
+                        format!("a 0-RTT speedup's candidate `{}` has no early-data counts: it is not a 0-RTT arm", c.candidate),
+                    );
+                }
+                if arm(&c.baseline).is_some_and(|a| a.mode != Mode::Full) {
+                    bad(
+                        format!("comparisons[{i}].baseline"),
+                        format!(
+                            "a 0-RTT speedup's baseline `{}` is not a full arm",
+                            c.baseline
+                        ),
+                    );
                 }
             }
             if !(c.ci95[0] <= c.ci95[1]) {

@@ -324,3 +324,59 @@ fn empty_or_scalar_files_are_named() {
     let err = Evidence::from_json("[1, 2").unwrap_err();
     assert!(matches!(err, EvidenceError::Syntax { .. }), "{err:?}");
 }
+
+/// The sample plus a 0-RTT arm (early-data counts) and its `zero_rtt_speedup` against the
+/// full arm; valid as built.
+fn with_zero_rtt() -> Value {
+    let mut v = sample_value();
+    let mut z = v["arms"][2].clone();
+    z["id"] = json!("tls13-0rtt-ecdsa-p256-x25519");
+    z["resumption"] = json!("stateful");
+    z["early_data"] = json!({"offered": 4, "accepted": 4});
+    v["arms"].as_array_mut().unwrap().push(z);
+    v["comparisons"].as_array_mut().unwrap().push(json!({
+        "kind": "zero_rtt_speedup", "baseline": "tls13-full-ecdsa-p256-x25519",
+        "candidate": "tls13-0rtt-ecdsa-p256-x25519", "p50_ratio": 2.0, "ci95": [1.5, 2.5]
+    }));
+    v
+}
+
+#[test]
+fn a_zero_rtt_speedup_compares_a_0rtt_arm_with_a_full_arm() {
+    read(&with_zero_rtt()).expect("valid as built");
+    let mut v = with_zero_rtt();
+    v["arms"][3]["early_data"] = Value::Null;
+    let msg = invariant_at(&v, "comparisons[1].candidate");
+    assert!(msg.contains("not a 0-RTT arm"), "{msg}");
+    let mut v = with_zero_rtt();
+    v["comparisons"][1]["baseline"] = json!("tls13-resumed-ticket-ecdsa-p256-x25519");
+    let msg = invariant_at(&v, "comparisons[1].baseline");
+    assert!(msg.contains("not a full arm"), "{msg}");
+}
+
+#[test]
+fn capacity_counts_no_more_handshakes_than_succeeded() {
+    let mut v = sample_value();
+    v["arms"][1]["capacity"] = json!({
+        "clients": 2, "server_workers": 2, "per_second": [2.0, 1.0],
+        "rate_median_per_s": 2.0, "rate_iqr_per_s": [1.0, 2.0], "after_window": 1
+    });
+    read(&v).expect("3 in the window + 1 after = 4 succeeded");
+    v["arms"][1]["capacity"]["after_window"] = json!(2);
+    let msg = invariant_at(&v, "arms[1].capacity.per_second");
+    assert!(msg.contains("> 4 succeeded"), "{msg}");
+}
+
+#[test]
+fn a_pooled_primitive_median_lies_between_its_passes() {
+    let mut v = sample_value();
+    v["primitives"] = json!([{"name": "x25519-keygen", "ops": 20, "median_us": 12.0,
+        "median_before_us": 10.0, "median_after_us": 14.0}]);
+    read(&v).expect("between the passes");
+    v["primitives"][0]["median_us"] = json!(15.0);
+    let msg = invariant_at(&v, "primitives[0].median_us");
+    assert!(msg.contains("between the passes' medians"), "{msg}");
+    // Older files have one pass and no pass medians.
+    v["primitives"] = json!([{"name": "x25519-keygen", "ops": 20, "median_us": 12.0}]);
+    read(&v).expect("one pass");
+}

@@ -148,6 +148,11 @@ struct Output {
 #[derive(Deserialize)]
 struct OutArm {
     warmup_failed: u64,
+    /// Wall time of the arm's timed chunks, summed (see `ArmRun::timed_wall`).
+    #[serde(default)]
+    timed_wall_s: f64,
+    #[serde(default)]
+    warmup_attempted: u64,
     connections: Vec<Vec<Value>>,
 }
 
@@ -175,6 +180,8 @@ pub fn parse(text: &str, specs: &[ArmSpec]) -> Result<(String, Vec<ArmRun>)> {
 fn arm_run(spec: ArmSpec, arm: OutArm) -> Result<ArmRun> {
     let mut run = ArmRun::new(spec, arm.connections.len() as u64);
     run.warmup_failed = arm.warmup_failed;
+    run.warmup_attempted = arm.warmup_attempted;
+    run.timed_wall = Duration::try_from_secs_f64(arm.timed_wall_s).unwrap_or_default();
     for record in &arm.connections {
         run.attempted += 1;
         if record.first().and_then(Value::as_str) == Some("error") {
@@ -184,11 +191,10 @@ fn arm_run(spec: ArmSpec, arm: OutArm) -> Result<ArmRun> {
             continue;
         }
         let us = |i: usize| record.get(i).and_then(Value::as_f64);
-        let (Some(elapsed), Some(cycle)) = (us(0), us(1)) else {
+        let Some(elapsed) = us(0) else {
             bail!("a Python connection record without times: {record:?}");
         };
-        let micros = |v: f64| Duration::from_nanos((v * 1000.0).round() as u64);
-        run.record_sample(micros(elapsed), micros(cycle));
+        run.record_sample(Duration::from_nanos((elapsed * 1000.0).round() as u64));
         if spec.protocol == Protocol::Tcp {
             continue;
         }
@@ -286,13 +292,16 @@ mod tests {
     #[test]
     fn failed_connections_are_counted_and_bad_output_is_refused() {
         let text = r#"{"python": "3.11.7", "openssl": "OpenSSL 3.0.19", "arms": [
-            {"spec": {}, "warmup_failed": 1, "connections": [
+            {"spec": {}, "warmup_failed": 1, "warmup_attempted": 3, "timed_wall_s": 0.25, "connections": [
                 ["error", "ConnectionResetError: [Errno 104] Connection reset by peer"],
                 [20.5, 60.0, null, null, null, null, null]]}]}"#;
         let (_, runs) = parse(text, &[ArmSpec::TCP_CONNECT]).unwrap();
         let r = &runs[0];
         assert_eq!((r.attempted, r.failed, r.warmup_failed), (2, 1, 1));
+        assert_eq!(build_arm(r).warmup_attempted, Some(3));
         assert_eq!(r.samples_us, [20.5]);
+        // One success in 0.25 s of timed chunks (the script's own wall clock).
+        assert_eq!(build_arm(r).throughput_per_s, Some(4.0));
         assert!(r.first_failure.as_deref().unwrap().contains("reset"));
         let err = parse(text, &arms(&[CertKind::Rsa2048])).unwrap_err();
         assert!(

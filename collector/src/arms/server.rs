@@ -145,10 +145,7 @@ fn accept_loop(
         }
         let Ok(stream) = stream else { continue };
         let peer_port = stream.peer_addr().map(|a| a.port()).unwrap_or(0);
-        let setup = stream
-            .set_nodelay(true)
-            .and_then(|_| stream.set_read_timeout(Some(io_timeout)))
-            .and_then(|_| stream.set_write_timeout(Some(io_timeout)));
+        let setup = ready_accepted(&stream, io_timeout);
         let mut report = |result| {
             let _ = tx.send(ServerReport { peer_port, result });
         };
@@ -157,6 +154,14 @@ fn accept_loop(
             Err(e) => report(Err(format!("socket setup: {e}"))),
         }
     }
+}
+
+/// An accepted connection made ready before its handler runs: `TCP_NODELAY` and I/O
+/// timeouts.
+pub fn ready_accepted(stream: &TcpStream, io_timeout: Duration) -> std::io::Result<()> {
+    stream.set_nodelay(true)?;
+    stream.set_read_timeout(Some(io_timeout))?;
+    stream.set_write_timeout(Some(io_timeout))
 }
 
 /// Reads until the client closes (EOF, or the RST its zero linger sends).

@@ -49,6 +49,7 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         cert: spec.cert,
         kx_group: spec.kx_group,
         timed_window: spec.timed_window(run.request).to_string(),
+        ttfb: run.request,
         attempted: run.attempted,
         succeeded,
         failed: run.failed,
@@ -59,12 +60,15 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         handshake_kinds: kinds,
         latency_us: summary.map(|s| s.0),
         p50_ci95_us: summary.map(|s| s.1),
-        throughput_per_s: (succeeded > 0 && !run.cycle_total.is_zero())
-            .then(|| succeeded as f64 / run.cycle_total.as_secs_f64()),
+        throughput_per_s: (succeeded > 0 && !run.timed_wall.is_zero())
+            .then(|| succeeded as f64 / run.timed_wall.as_secs_f64()),
         samples_us: run.samples_us.clone(),
         error,
         first_failure: run.first_failure.clone(),
         warmup_failed: run.warmup_failed,
+        warmup_attempted: Some(run.warmup_attempted),
+        server_threads: Some(run.threads.0),
+        client_threads: Some(run.threads.1),
         negotiated: run.negotiated.clone(),
         skipped: None,
         known_pitfall: None,
@@ -97,7 +101,8 @@ fn phase_recording(run: &ArmRun) -> Option<bool> {
 }
 
 /// Resume speedups (`p50(full) / p50(resumed)`) for every sound resumed arm with a sound
-/// full arm of the same protocol, cert and group; TLS-over-TCP ratios for every sound
+/// full arm of the same protocol, cert and group (0-RTT arms: `zero_rtt_speedup`, against
+/// the full arm measured in the same request mode); TLS-over-TCP ratios for every sound
 /// full TLS arm. Arms with an `error` get no comparison: a speedup from connections that
 /// did not resume would be a false claim.
 pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison> {
@@ -139,8 +144,15 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
                 && a.server_stack == resumed.server_stack
                 && same_conditions(a, resumed)
         });
+        // A 0-RTT arm (early-data counts) resumes too, but what it gains is the request
+        // riding with the ClientHello: its own kind, never a stateful resume speedup.
+        let kind = if resumed.early_data.is_some() {
+            ComparisonKind::ZeroRttSpeedup
+        } else {
+            ComparisonKind::ResumeSpeedup
+        };
         if let Some(full) = full {
-            push(ComparisonKind::ResumeSpeedup, full, resumed, full, resumed);
+            push(kind, full, resumed, full, resumed);
         }
     }
     for tls in arms
@@ -226,6 +238,57 @@ mod tests {
             .unwrap()
             .contains("all 3 timed connections failed; first failure: connect: refused"));
         assert!(arm.latency_us.is_none());
+    }
+
+    #[test]
+    fn a_0rtt_arm_gets_its_own_kind_beside_the_stateful_speedup() {
+        let mut e = sample::evidence();
+        let mut stateful = e.arms[2].clone();
+        stateful.id = "tls13-resumed-stateful-ecdsa-p256-x25519".into();
+        stateful.resumption = Some(shared::Resumption::Stateful);
+        let mut zero = stateful.clone();
+        zero.id = "tls13-0rtt-ecdsa-p256-x25519".into();
+        zero.early_data = Some(shared::EarlyData {
+            offered: 4,
+            accepted: 4,
+        });
+        e.arms.extend([stateful, zero]);
+        let c = comparisons(&e.arms, 50, 1);
+        let kind_of = |id: &str| {
+            let found: Vec<_> = c.iter().filter(|c| c.candidate == id).collect();
+            assert_eq!(found.len(), 1, "{id}: {c:?}");
+            (found[0].kind, found[0].baseline.as_str())
+        };
+        let full = "tls13-full-ecdsa-p256-x25519";
+        assert_eq!(
+            kind_of("tls13-0rtt-ecdsa-p256-x25519"),
+            (ComparisonKind::ZeroRttSpeedup, full)
+        );
+        assert_eq!(
+            kind_of("tls13-resumed-stateful-ecdsa-p256-x25519"),
+            (ComparisonKind::ResumeSpeedup, full)
+        );
+        e.comparisons = c;
+        assert!(e.violations().is_empty(), "{:?}", e.violations());
+    }
+
+    #[test]
+    fn throughput_is_successes_per_second_of_the_timed_wall_time() {
+        let mut run = ArmRun::new(crate::arms::ArmSpec::TCP_CONNECT, 0);
+        for us in [100, 200, 300] {
+            run.attempted += 1;
+            run.record_sample(std::time::Duration::from_micros(us));
+        }
+        run.attempted += 1;
+        run.failed += 1;
+        assert_eq!(
+            build_arm(&run).throughput_per_s,
+            None,
+            "no wall time measured"
+        );
+        run.timed_wall = std::time::Duration::from_millis(1500);
+        // 3 successes (the failure's time is in the wall, it is not a success) in 1.5 s.
+        assert_eq!(build_arm(&run).throughput_per_s, Some(2.0));
     }
 
     #[test]

@@ -3,15 +3,18 @@
 //! above it is framing, hashing, syscalls and wake-ups.
 
 pub mod primitives;
+pub mod signatures;
 
 use std::collections::BTreeSet;
 
 use anyhow::Result;
 use shared::{Arm, CertKind, FloorPart, KxGroup, Mode, Primitive, Protocol, Side, Stack};
 
+use crate::arms::ArmSpec;
 use primitives::{
-    ecdh_curve, ecdh_names, sig_names, MLKEM_DECAPSULATE, MLKEM_ENCAPSULATE, MLKEM_KEYGEN,
+    ecdh_curve, ecdh_names, Timed, MLKEM_DECAPSULATE, MLKEM_ENCAPSULATE, MLKEM_KEYGEN,
 };
+use signatures::sig_names;
 
 /// One public-key operation a handshake performs: (primitive, side, count).
 pub type Op = (String, Side, u64);
@@ -66,24 +69,47 @@ pub fn ops(
 
 /// Times every primitive the given arms need (each cert's signatures, each group's
 /// key exchange), `ops_per_primitive` operations each.
-pub fn measure(arms: &[Arm], ops_per_primitive: usize) -> Result<Vec<Primitive>> {
+pub fn measure(arms: &[Arm], ops_per_primitive: usize) -> Result<Vec<Timed>> {
     let certs: BTreeSet<CertKind> = arms
         .iter()
         .filter(|a| a.mode != Mode::Resumed)
         .filter_map(|a| a.cert)
         .collect();
     let groups: BTreeSet<KxGroup> = arms.iter().filter_map(|a| a.kx_group).collect();
-    measure_for(&certs, &groups, ops_per_primitive)
+    time_for(&certs, &groups, ops_per_primitive)
 }
 
+/// [`measure`] for arms about to run.
+pub fn measure_planned(specs: &[ArmSpec], ops_per_primitive: usize) -> Result<Vec<Timed>> {
+    let certs: BTreeSet<CertKind> = specs
+        .iter()
+        .filter(|a| a.mode != Mode::Resumed)
+        .filter_map(|a| a.cert)
+        .collect();
+    let groups: BTreeSet<KxGroup> = specs.iter().filter_map(|a| a.kx_group).collect();
+    time_for(&certs, &groups, ops_per_primitive)
+}
+
+/// One pass over `certs` and `groups`, as evidence records.
 pub fn measure_for(
     certs: &BTreeSet<CertKind>,
     groups: &BTreeSet<KxGroup>,
     ops: usize,
 ) -> Result<Vec<Primitive>> {
-    let mut out: Vec<Primitive> = Vec::new();
+    Ok(time_for(certs, groups, ops)?
+        .iter()
+        .map(Timed::primitive)
+        .collect())
+}
+
+fn time_for(
+    certs: &BTreeSet<CertKind>,
+    groups: &BTreeSet<KxGroup>,
+    ops: usize,
+) -> Result<Vec<Timed>> {
+    let mut out: Vec<Timed> = Vec::new();
     for &c in certs {
-        out.extend(primitives::time_signatures(c, ops)?);
+        out.extend(signatures::time_signatures(c, ops)?);
     }
     for &g in groups {
         for p in primitives::time_key_exchange(g, ops)? {
@@ -112,7 +138,9 @@ pub fn command(args: &crate::cli::FloorArgs) -> Result<std::process::ExitCode> {
 }
 
 /// Fills `arm`'s `crypto_floor_us`, `crypto_floor_parts` and `efficiency` from `primitives`.
-/// Leaves them empty when the arm has no handshake or a primitive is missing.
+/// Leaves them empty when the arm has no handshake or a primitive is missing. The
+/// efficiency (floor / p50) is only for handshake windows with public-key work: not for
+/// a TTFB window, an emulated RTT (mostly waiting) or a floor of 0 (resumed TLS 1.2).
 pub fn apply(arm: &mut Arm, primitives: &[Primitive]) {
     // The primitives were timed with aws-lc-rs: a floor for rustls on both ends only.
     if arm.client_stack != Stack::Rustls || arm.server_stack != Stack::Rustls {
@@ -137,9 +165,10 @@ pub fn apply(arm: &mut Arm, primitives: &[Primitive]) {
     let floor = parts.iter().fold(0.0, |sum, p| sum + p.us);
     arm.crypto_floor_us = Some(floor);
     arm.crypto_floor_parts = parts;
+    let handshake_window = !arm.ttfb && arm.rtt_ms.is_none();
     arm.efficiency = arm
         .latency_us
-        .filter(|l| l.p50 > 0.0)
+        .filter(|l| l.p50 > 0.0 && floor > 0.0 && handshake_window)
         .map(|l| floor / l.p50);
 }
 
@@ -154,6 +183,8 @@ mod tests {
             name: name.into(),
             ops: 1,
             median_us: us,
+            median_before_us: None,
+            median_after_us: None,
         }
     }
 
@@ -185,16 +216,16 @@ mod tests {
                 "x25519-keygen",
                 "x25519-agree",
                 "x25519-agree",
-                "ecdsa-p256-sign",
-                "ecdsa-p256-verify"
+                "ecdsa-p256-sign-ecdsa_nistp256_sha256",
+                "ecdsa-p256-verify-ecdsa_nistp256_sha256"
             ]
         );
         assert_eq!(ops.last().unwrap().2, 2, "chain + handshake verification");
         let rsa = ops_of(Protocol::Tls12, Mode::Full, CertKind::Rsa2048);
         for name in [
-            "rsa2048-verify-pkcs1",
-            "rsa2048-verify-pss",
-            "rsa2048-sign-pss",
+            "rsa2048-verify-rsa_pkcs1_sha256",
+            "rsa2048-verify-rsa_pss_sha512",
+            "rsa2048-sign-rsa_pss_sha512",
         ] {
             assert!(rsa.iter().any(|n| n == name), "{rsa:?} lacks {name}");
         }
@@ -242,8 +273,8 @@ mod tests {
         let prims = [
             prim("x25519-keygen", 10.0),
             prim("x25519-agree", 20.0),
-            prim("ecdsa-p256-sign", 30.0),
-            prim("ecdsa-p256-verify", 50.0),
+            prim("ecdsa-p256-sign-ecdsa_nistp256_sha256", 30.0),
+            prim("ecdsa-p256-verify-ecdsa_nistp256_sha256", 50.0),
         ];
         let mut e = sample::evidence();
         for arm in &mut e.arms {
@@ -268,6 +299,33 @@ mod tests {
     }
 
     #[test]
+    fn efficiency_is_only_for_handshake_windows_with_public_key_work() {
+        let prims = [
+            prim("x25519-keygen", 10.0),
+            prim("x25519-agree", 20.0),
+            prim("ecdsa-p256-sign-ecdsa_nistp256_sha256", 30.0),
+            prim("ecdsa-p256-verify-ecdsa_nistp256_sha256", 50.0),
+        ];
+        let full = sample::evidence().arms[1].clone();
+        let with = |f: &dyn Fn(&mut Arm)| {
+            let mut a = full.clone();
+            f(&mut a);
+            apply(&mut a, &prims);
+            (a.crypto_floor_us, a.efficiency)
+        };
+        assert!(with(&|_| {}).1.is_some(), "a handshake window has one");
+        // The floor stays (a lower bound for any window); the share of the p50 does not.
+        assert_eq!(with(&|a| a.ttfb = true), (Some(190.0), None));
+        assert_eq!(with(&|a| a.rtt_ms = Some(10.0)), (Some(190.0), None));
+        let tls12_resumed = |a: &mut Arm| {
+            a.protocol = Protocol::Tls12;
+            a.mode = Mode::Resumed;
+            a.resumption = Some(shared::Resumption::Ticket);
+        };
+        assert_eq!(with(&tls12_resumed), (Some(0.0), None), "null, not 0");
+    }
+
+    #[test]
     fn a_missing_primitive_leaves_no_floor() {
         let mut e = sample::evidence();
         apply(&mut e.arms[1], &[prim("x25519-keygen", 1.0)]);
@@ -286,8 +344,8 @@ mod tests {
         assert_eq!(
             names,
             [
-                "ed25519-sign",
-                "ed25519-verify",
+                "ed25519-sign-ed25519",
+                "ed25519-verify-ed25519",
                 "x25519-keygen",
                 "x25519-agree",
                 MLKEM_KEYGEN,

@@ -1,24 +1,88 @@
 //! Timing the public-key primitives a handshake uses, with the same crypto library
-//! (aws-lc-rs) rustls uses in this build.
+//! (aws-lc-rs) rustls uses in this build: the key exchanges here, the signatures in
+//! [`super::signatures`].
 
 use std::time::Instant;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 use aws_lc_rs::agreement::{self, EphemeralPrivateKey, UnparsedPublicKey};
 use aws_lc_rs::kem::{Ciphertext, DecapsulationKey, ML_KEM_768};
 use aws_lc_rs::rand::SystemRandom;
-use aws_lc_rs::signature::{self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, RsaKeyPair};
-use shared::{CertKind, KxGroup, Primitive};
+use shared::{KxGroup, Primitive};
 
 use crate::measure::stats;
 
-/// Median time of one call of `op`, over `ops` timed calls after a short warm-up.
-/// `prepare` makes each call's input outside the timed region.
-fn time_op<T>(
+/// One primitive's timed operations, in µs, in the order taken.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timed {
+    pub name: String,
+    pub samples_us: Vec<f64>,
+}
+
+impl Timed {
+    pub(super) fn new(name: impl Into<String>, samples_us: Vec<f64>) -> Self {
+        Timed {
+            name: name.into(),
+            samples_us,
+        }
+    }
+
+    /// The evidence record of one pass: operations timed and their median.
+    pub fn primitive(&self) -> Primitive {
+        Primitive {
+            name: self.name.clone(),
+            ops: self.samples_us.len() as u64,
+            median_us: median(&self.samples_us),
+            median_before_us: None,
+            median_after_us: None,
+        }
+    }
+}
+
+fn samples_of<'a>(pass: &'a [Timed], name: &str) -> Option<&'a [f64]> {
+    pass.iter()
+        .find(|t| t.name == name)
+        .map(|t| t.samples_us.as_slice())
+}
+
+fn median(samples: &[f64]) -> f64 {
+    stats::median_in_place(&mut samples.to_vec())
+}
+
+/// The evidence records of two passes of the same primitives, one timed before the arms
+/// and one after: each pass's median, and the median of both pooled (what the floor
+/// uses). A primitive timed in one pass only keeps that pass's numbers.
+pub fn pooled(before: &[Timed], after: &[Timed]) -> Vec<Primitive> {
+    let mut names: Vec<&str> = after.iter().map(|t| t.name.as_str()).collect();
+    for t in before {
+        if !names.contains(&t.name.as_str()) {
+            names.push(&t.name);
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let find = |pass| samples_of(pass, name);
+            let (b, a) = (find(before), find(after));
+            let all: Vec<f64> = b.into_iter().chain(a).flatten().copied().collect();
+            Primitive {
+                name: name.to_string(),
+                ops: all.len() as u64,
+                median_us: median(&all),
+                median_before_us: b.map(median),
+                median_after_us: a.map(median),
+            }
+        })
+        .collect()
+}
+
+/// `ops` timed calls of `op` (µs each) after a short warm-up. `prepare` makes each
+/// call's input outside the timed region.
+pub(super) fn time_op<T>(
     ops: usize,
     mut prepare: impl FnMut() -> Result<T>,
     mut op: impl FnMut(T) -> Result<()>,
-) -> Result<f64> {
+) -> Result<Vec<f64>> {
     for _ in 0..ops.min(10) {
         op(prepare()?)?;
     }
@@ -29,144 +93,11 @@ fn time_op<T>(
         op(input)?;
         samples.push(start.elapsed().as_nanos() as f64 / 1000.0);
     }
-    Ok(stats::median_in_place(&mut samples))
+    Ok(samples)
 }
 
 fn unspecified<E: std::fmt::Debug>(what: &'static str) -> impl Fn(E) -> anyhow::Error {
     move |e| anyhow!("{what}: {e:?}")
-}
-
-/// Names of the primitives used by a cert kind: (handshake sign, handshake verify, chain verify).
-pub fn sig_names(cert: CertKind) -> (String, String, String) {
-    let c = cert.as_str();
-    match cert {
-        CertKind::Rsa2048 | CertKind::Rsa3072 | CertKind::Rsa4096 => (
-            format!("{c}-sign-pss"),
-            format!("{c}-verify-pss"),
-            format!("{c}-verify-pkcs1"),
-        ),
-        _ => (
-            format!("{c}-sign"),
-            format!("{c}-verify"),
-            format!("{c}-verify"),
-        ),
-    }
-}
-
-/// Times the signature primitives of `cert` (keys made like the run's certificates).
-pub fn time_signatures(cert: CertKind, ops: usize) -> Result<Vec<Primitive>> {
-    let key = rcgen_key(cert)?;
-    let pkcs8 = key.serialize_der();
-    let msg = [0x5au8; 130]; // about the size of a TLS 1.3 CertificateVerify input
-    let rng = SystemRandom::new();
-    let (sign_name, verify_name, chain_name) = sig_names(cert);
-    let sign_ops = match cert {
-        CertKind::Rsa4096 => ops / 4,
-        CertKind::Rsa3072 => ops / 2,
-        _ => ops,
-    }
-    .max(10);
-    let mut out = Vec::new();
-    let mut push = |name: &str, ops: usize, median_us: f64| {
-        out.push(Primitive {
-            name: name.to_string(),
-            ops: ops as u64,
-            median_us,
-        })
-    };
-    match cert {
-        CertKind::Rsa2048 | CertKind::Rsa3072 | CertKind::Rsa4096 => {
-            let kp = RsaKeyPair::from_pkcs8(&pkcs8).map_err(unspecified("RSA key"))?;
-            let mut sig = vec![0u8; kp.public_modulus_len()];
-            let t = time_op(
-                sign_ops,
-                || Ok(()),
-                |_| {
-                    kp.sign(&signature::RSA_PSS_SHA256, &rng, &msg, &mut sig)
-                        .map_err(unspecified("RSA sign"))
-                },
-            )?;
-            push(&sign_name, sign_ops, t);
-            let pss = UnparsedSig(kp.public_key().as_ref().to_vec(), sig.clone());
-            let t = time_op(
-                ops,
-                || Ok(()),
-                |_| pss.verify(&signature::RSA_PSS_2048_8192_SHA256, &msg),
-            )?;
-            push(&verify_name, ops, t);
-            let mut pkcs1 = vec![0u8; kp.public_modulus_len()];
-            kp.sign(&signature::RSA_PKCS1_SHA256, &rng, &msg, &mut pkcs1)
-                .map_err(unspecified("RSA sign"))?;
-            let chain = UnparsedSig(kp.public_key().as_ref().to_vec(), pkcs1);
-            let t = time_op(
-                ops,
-                || Ok(()),
-                |_| chain.verify(&signature::RSA_PKCS1_2048_8192_SHA256, &msg),
-            )?;
-            push(&chain_name, ops, t);
-        }
-        CertKind::EcdsaP256 | CertKind::EcdsaP384 => {
-            let (signing, verifying) = if cert == CertKind::EcdsaP256 {
-                (
-                    &signature::ECDSA_P256_SHA256_ASN1_SIGNING,
-                    &signature::ECDSA_P256_SHA256_ASN1,
-                )
-            } else {
-                (
-                    &signature::ECDSA_P384_SHA384_ASN1_SIGNING,
-                    &signature::ECDSA_P384_SHA384_ASN1,
-                )
-            };
-            let kp = EcdsaKeyPair::from_pkcs8(signing, &pkcs8).map_err(unspecified("ECDSA key"))?;
-            let t = time_op(
-                sign_ops,
-                || Ok(()),
-                |_| {
-                    kp.sign(&rng, &msg)
-                        .map(drop)
-                        .map_err(unspecified("ECDSA sign"))
-                },
-            )?;
-            push(&sign_name, sign_ops, t);
-            let sig = kp.sign(&rng, &msg).map_err(unspecified("ECDSA sign"))?;
-            let v = UnparsedSig(kp.public_key().as_ref().to_vec(), sig.as_ref().to_vec());
-            let t = time_op(ops, || Ok(()), |_| v.verify(verifying, &msg))?;
-            push(&verify_name, ops, t);
-        }
-        CertKind::Ed25519 => {
-            let kp = Ed25519KeyPair::from_pkcs8(&pkcs8).map_err(unspecified("Ed25519 key"))?;
-            let t = time_op(
-                sign_ops,
-                || Ok(()),
-                |_| {
-                    std::hint::black_box(kp.sign(&msg));
-                    Ok(())
-                },
-            )?;
-            push(&sign_name, sign_ops, t);
-            let v = UnparsedSig(
-                kp.public_key().as_ref().to_vec(),
-                kp.sign(&msg).as_ref().to_vec(),
-            );
-            let t = time_op(ops, || Ok(()), |_| v.verify(&signature::ED25519, &msg))?;
-            push(&verify_name, ops, t);
-        }
-    }
-    Ok(out)
-}
-
-struct UnparsedSig(Vec<u8>, Vec<u8>);
-
-impl UnparsedSig {
-    fn verify(&self, alg: &'static dyn signature::VerificationAlgorithm, msg: &[u8]) -> Result<()> {
-        signature::UnparsedPublicKey::new(alg, &self.0)
-            .verify(msg, &self.1)
-            .map_err(|e| anyhow!("verification failed: {e:?}"))
-    }
-}
-
-fn rcgen_key(cert: CertKind) -> Result<rcgen::KeyPair> {
-    crate::certs::key_pair(cert).with_context(|| format!("making a {cert} key"))
 }
 
 /// Names of a classic ECDHE group's primitives: (keygen, agree).
@@ -188,7 +119,7 @@ pub fn ecdh_curve(group: KxGroup) -> (&'static str, &'static agreement::Algorith
 }
 
 /// Times the key-exchange primitives of `group` (the hybrid: X25519 and ML-KEM-768).
-pub fn time_key_exchange(group: KxGroup, ops: usize) -> Result<Vec<Primitive>> {
+pub fn time_key_exchange(group: KxGroup, ops: usize) -> Result<Vec<Timed>> {
     let rng = SystemRandom::new();
     let (curve_name, curve) = ecdh_curve(group);
     let (keygen_name, agree_name) = ecdh_names(curve_name);
@@ -203,11 +134,7 @@ pub fn time_key_exchange(group: KxGroup, ops: usize) -> Result<Vec<Primitive>> {
                 .map_err(unspecified("public key"))
         },
     )?;
-    out.push(Primitive {
-        name: keygen_name,
-        ops: ops as u64,
-        median_us: t,
-    });
+    out.push(Timed::new(keygen_name, t));
     let peer = EphemeralPrivateKey::generate(curve, &rng).map_err(unspecified("keygen"))?;
     let peer_public = peer
         .compute_public_key()
@@ -226,11 +153,7 @@ pub fn time_key_exchange(group: KxGroup, ops: usize) -> Result<Vec<Primitive>> {
             )
         },
     )?;
-    out.push(Primitive {
-        name: agree_name,
-        ops: ops as u64,
-        median_us: t,
-    });
+    out.push(Timed::new(agree_name, t));
     if group == KxGroup::X25519Mlkem768 {
         let t = time_op(
             ops,
@@ -243,11 +166,7 @@ pub fn time_key_exchange(group: KxGroup, ops: usize) -> Result<Vec<Primitive>> {
                     .map_err(unspecified("ML-KEM public key"))
             },
         )?;
-        out.push(Primitive {
-            name: MLKEM_KEYGEN.into(),
-            ops: ops as u64,
-            median_us: t,
-        });
+        out.push(Timed::new(MLKEM_KEYGEN, t));
         let dk = DecapsulationKey::generate(&ML_KEM_768).map_err(unspecified("ML-KEM keygen"))?;
         let ek = dk
             .encapsulation_key()
@@ -261,11 +180,7 @@ pub fn time_key_exchange(group: KxGroup, ops: usize) -> Result<Vec<Primitive>> {
                     .map_err(unspecified("encapsulate"))
             },
         )?;
-        out.push(Primitive {
-            name: MLKEM_ENCAPSULATE.into(),
-            ops: ops as u64,
-            median_us: t,
-        });
+        out.push(Timed::new(MLKEM_ENCAPSULATE, t));
         let t = time_op(
             ops,
             || {
@@ -282,11 +197,37 @@ pub fn time_key_exchange(group: KxGroup, ops: usize) -> Result<Vec<Primitive>> {
                     .map_err(unspecified("decapsulate"))
             },
         )?;
-        out.push(Primitive {
-            name: MLKEM_DECAPSULATE.into(),
-            ops: ops as u64,
-            median_us: t,
-        });
+        out.push(Timed::new(MLKEM_DECAPSULATE, t));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_passes_are_pooled_and_each_keeps_its_median() {
+        let before = [
+            Timed::new("a", vec![10.0, 11.0, 12.0]),
+            Timed::new("only-before", vec![5.0]),
+        ];
+        let after = [Timed::new("a", vec![20.0, 21.0, 22.0, 23.0, 24.0])];
+        let p = pooled(&before, &after);
+        let names: Vec<&str> = p.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["a", "only-before"]);
+        // Pooled: 10 11 12 20 21 22 23 24; the nearest-rank median is the 4th of 8.
+        assert_eq!((p[0].ops, p[0].median_us), (8, 20.0));
+        assert_eq!(p[0].median_before_us, Some(11.0));
+        assert_eq!(p[0].median_after_us, Some(22.0));
+        assert_eq!(
+            (
+                p[1].ops,
+                p[1].median_us,
+                p[1].median_before_us,
+                p[1].median_after_us
+            ),
+            (1, 5.0, Some(5.0), None)
+        );
+    }
 }

@@ -11,7 +11,7 @@ mod verify;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use shared::{EarlyData, HandshakeKinds, KindCounts, Side};
 
@@ -50,8 +50,10 @@ pub struct ArmRun {
     pub failed: u64,
     /// Timed window of every successful connection, in µs, in the order taken.
     pub samples_us: Vec<f64>,
-    /// Sum of the whole connection cycles of successful connections.
-    pub cycle_total: Duration,
+    /// Wall time during which this arm's timed connections ran: the sum of its chunks,
+    /// each from its first timed connection's start to its last one's end (failures and
+    /// the wait for the server's report included, warm-up excluded). Zero if not measured.
+    pub timed_wall: Duration,
     pub first_failure: Option<String>,
     pub kinds: Option<HandshakeKinds>,
     /// Broken promises (e.g. "client reported a full handshake, expected resumed"),
@@ -60,6 +62,10 @@ pub struct ArmRun {
     /// What was negotiated, as "protocol / cipher suite / group", with counts.
     pub negotiated: BTreeMap<String, u64>,
     pub warmup_failed: u64,
+    /// Untimed warm-up connections made, failed ones included.
+    pub warmup_attempted: u64,
+    /// Server threads and client threads that ran the connections.
+    pub threads: (u64, u64),
     /// connect() time of every successful connection, in µs (the path's round trip).
     pub connect_us: Vec<f64>,
     /// 0-RTT arms: early data offered by the client, and accepted by both ends.
@@ -80,12 +86,14 @@ impl ArmRun {
             attempted: 0,
             failed: 0,
             samples_us: Vec::with_capacity(capacity as usize),
-            cycle_total: Duration::ZERO,
+            timed_wall: Duration::ZERO,
             first_failure: None,
             kinds: None,
             problems: BTreeMap::new(),
             negotiated: BTreeMap::new(),
             warmup_failed: 0,
+            warmup_attempted: 0,
+            threads: (1, 1),
             connect_us: Vec::new(),
             early_data: None,
             request: false,
@@ -95,7 +103,7 @@ impl ArmRun {
     }
 
     fn record(&mut self, outcome: &crate::arms::Outcome) {
-        self.record_sample(outcome.elapsed, outcome.cycle);
+        self.record_sample(outcome.elapsed);
         self.connect_us.push(round_ns(outcome.connect));
         if let Some((offered, accepted)) = outcome.client.as_ref().and_then(|c| c.early_data) {
             let server_got = outcome
@@ -125,9 +133,8 @@ impl ArmRun {
         }
     }
 
-    pub(crate) fn record_sample(&mut self, elapsed: Duration, cycle: Duration) {
+    pub(crate) fn record_sample(&mut self, elapsed: Duration) {
         self.samples_us.push(round_ns(elapsed));
-        self.cycle_total += cycle;
     }
 
     pub(crate) fn problem(&mut self, p: String) {
@@ -231,13 +238,17 @@ pub fn run(
                 if stop.load(Ordering::Relaxed) {
                     break 'rounds;
                 }
+                run.warmup_attempted += 1;
                 if session.connect_once().is_err() {
                     run.warmup_failed += 1;
                 }
             }
+            let chunk_start = Instant::now();
+            let mut stopped = false;
             for _ in 0..plan.chunk(round) {
                 if stop.load(Ordering::Relaxed) {
-                    break 'rounds;
+                    stopped = true;
+                    break;
                 }
                 run.attempted += 1;
                 match session.connect_once() {
@@ -248,6 +259,10 @@ pub fn run(
                     }
                 }
                 progress.tick(i);
+            }
+            run.timed_wall += chunk_start.elapsed();
+            if stopped {
+                break 'rounds;
             }
         }
         progress.round_done(round + 1, plan.rounds);

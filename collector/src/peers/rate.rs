@@ -40,6 +40,8 @@ pub fn rate_arm(peer: &PeerArm, version: Option<String>, run: &STimeRun) -> Arm 
     };
     arm.attempted = connections;
     arm.succeeded = connections;
+    // s_time's first connection of every slice is not counted: it is the warm-up.
+    arm.warmup_attempted = Some(run.slices.len() as u64);
     arm.resumed.client = reused;
     arm.handshake_kinds = Some(HandshakeKinds {
         client: KindCounts {

@@ -3,6 +3,7 @@
 mod phases;
 mod plan;
 mod record;
+mod sockets;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -95,6 +96,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let (samples, seed) = (plan.samples, plan.seed);
     let io_timeout = Duration::from_millis(args.io_timeout_ms);
 
+    let socket_options = sockets::SocketOptions::probe(io_timeout)
+        .context("reading back the socket options on a loopback probe connection")?;
     let started = OffsetDateTime::now_utc();
     let load_before = environment::load_average();
     eprintln!(
@@ -110,6 +113,18 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         phases::hop_round_trips(io_timeout)
     } else {
         Vec::new()
+    };
+    // The primitives are timed before the arms and again after them; the floor uses both
+    // passes pooled, and the evidence keeps each pass's median.
+    let floor_before = if args.no_floor {
+        Vec::new()
+    } else {
+        eprintln!("collector: timing the public-key primitives for the crypto floor");
+        let mut planned = specs.clone();
+        if !args.concurrency.is_empty() {
+            planned.push(capacity::base_spec(&certs, &groups));
+        }
+        floor::measure_planned(&planned, record::FLOOR_OPS)?
     };
     let mut server_host = None;
     let bind_address = match (args.target, &rtts) {
@@ -175,8 +190,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let interrupted = stop.load(Ordering::SeqCst);
     let mut primitives = Vec::new();
     if !args.no_floor && !interrupted {
-        eprintln!("collector: timing the public-key primitives for the crypto floor");
-        primitives = floor::measure(&arms, record::FLOOR_OPS)?;
+        eprintln!("collector: timing the public-key primitives again, after the arms");
+        let after = floor::measure(&arms, record::FLOOR_OPS)?;
+        primitives = floor::primitives::pooled(&floor_before, &after);
         arms.iter_mut().for_each(|a| floor::apply(a, &primitives));
     }
     let hop = phases::finish(&mut arms, &hop_before, &hop_after)?;
@@ -208,6 +224,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 certs: &certs,
                 groups: &groups,
                 bind_address,
+                sockets: socket_options,
             },
         ),
     };

@@ -27,6 +27,8 @@ pub struct Context<'a> {
     pub groups: &'a [KxGroup],
     /// The servers' address (loopback, the emulated path's server side, or the target).
     pub bind_address: String,
+    /// The socket options as read back before measuring.
+    pub sockets: super::sockets::SocketOptions,
 }
 
 pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
@@ -54,6 +56,16 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         .into(),
     );
     put("warmup_per_chunk", plan.warmup_per_chunk.to_string());
+    if warmup != planned_warmup(plan) {
+        put(
+            "warmup_asked",
+            format!(
+                "{warmup} per arm (--warmup), done as {} before each of the {} chunks",
+                plan.warmup_per_chunk, plan.rounds
+            ),
+        );
+    }
+    put("socket_options", cx.sockets.describe());
     put(
         "arm_order",
         "every round visits every arm once, in an order shuffled per round from the seed".into(),
@@ -105,10 +117,10 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         put("target", format!("collector serve at {target}; server-side handshake reports over its control connection"));
     }
     if !args.no_floor {
-        put("crypto_floor", format!("{FLOOR_OPS} timed operations per primitive (RSA-3072/4096 signing: 1/2 and 1/4 of that), median, same aws-lc-rs as the handshakes, after the arms ran; floor = sum along the handshake's critical path"));
+        put("crypto_floor", format!("every primitive timed in two passes of {FLOOR_OPS} operations (RSA-3072/4096 signing: 1/2 and 1/4 of that), one before the arms ran and one after them (median_before_us, median_after_us); median_us, which the floor uses, is the median of both passes pooled; same aws-lc-rs as the handshakes, signatures with rustls's signer and verifier in the scheme the handshake uses; floor = sum along the handshake's critical path"));
     }
     if !args.concurrency.is_empty() {
-        put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client", args.concurrency, args.capacity_seconds, capacity::WARMUP_PER_CLIENT));
+        put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client; a connection counts only with the server's report for it (a missing or failed one is a failed connection, an empty one an error); per_second counts handshakes completed inside the window, after_window the rest; client and server threads run in this one process and share this host's CPUs (capacity.cpu_sharing)", args.concurrency, args.capacity_seconds, capacity::WARMUP_PER_CLIENT));
     }
     if interrupted {
         let done: u64 = arms.iter().map(|a| a.attempted).sum();
@@ -119,10 +131,10 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
     }
     Settings {
         samples: plan.samples,
-        warmup,
+        warmup: planned_warmup(plan),
         rounds: plan.rounds,
-        tcp_nodelay: true,
-        so_linger_zero: true,
+        tcp_nodelay: cx.sockets.nodelay(),
+        so_linger_zero: cx.sockets.linger_zero(),
         bind_address: cx.bind_address.clone(),
         gap_between_connections_us: 0,
         app_data_bytes: if plan.request {
@@ -142,6 +154,11 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         arms_filter: args.arms.clone(),
         extra,
     }
+}
+
+/// Untimed connections the plan makes per interleaved arm: one batch before each chunk.
+fn planned_warmup(plan: &Plan) -> u64 {
+    plan.warmup_per_chunk * plan.rounds
 }
 
 pub fn rfc3339(t: OffsetDateTime) -> String {

@@ -1,6 +1,6 @@
 //! The stacks charts, drawn with the shared bar chart: each stack's full handshake beside
 //! its TCP connect, and each stack's resume speedups (latency ratio, or `s_time`'s rate
-//! ratios per wall-clock and per CPU second), "did not resume" in place of a ratio.
+//! ratios per wall-clock second and per user-CPU second of the s_time client process), "did not resume" in place of a ratio.
 //! Rows are labelled by arm id: peer arms' ids name their stacks (`python-…`,
 //! `rustls-vs-s_server-…`, `s_time-…-vs-…`), the others are rustls on both ends.
 
@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use super::bars::{draw_hbars, Axis, Row, Slot};
 use super::{DrawResult, Scale, P50, P95, P99, TLS12};
 use crate::data::derive::NoResult;
-use crate::data::format::{fmt_ratio, fmt_us};
+use crate::data::format::{fmt_ratio, fmt_us, PER_USER_CPU_S};
 use crate::data::stacks::{Ratio, StackLatency, StackSpeedup};
 
 fn bar(value: f64, color: RGBColor, ci: Option<[f64; 2]>, note: String) -> Slot {
@@ -84,15 +84,16 @@ pub fn draw_stack_speedups<DB: DrawingBackend>(
 ) -> DrawResult {
     let axis = Axis {
         scale: Scale::Linear,
-        desc: "resumed / full: p50 ratio, or s_time rate ratio per wall-clock or CPU second (×)"
-            .into(),
+        desc: format!(
+            "resumed / full: p50 ratio, or s_time rate ratio per wall-clock second or {PER_USER_CPU_S} (×)"
+        ),
         tick: &|v| format!("{v:.1}×"),
         reference: Some(1.0),
     };
     let legend = [
         ("p50 ratio", P50),
         ("rate/wall s", P95),
-        ("rate/CPU s", P99),
+        ("rate per user-CPU s (s_time client)", P99),
     ];
     draw_hbars(area, &speedup_rows(rows), &axis, &legend, scale)
 }
@@ -123,6 +124,13 @@ mod tests {
         let rows = stack_speedups(&with_peers(), &ArmFilter::default());
         let rec = Recorder::draw(1200, 500, |a| draw_stack_speedups(a, &rows, 1.0));
         assert!(rec.has_text("4.00×") && rec.has_text("6.00×") && rec.has_text("2.00×"));
+        assert!(
+            rec.texts.iter().any(|t| t
+                .0
+                .contains("per user-CPU second of the s_time client process")),
+            "the CPU basis in words: {:?}",
+            rec.texts
+        );
         assert!(
             rec.texts
                 .iter()

@@ -4,7 +4,7 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::data::csv::to_csv;
-use crate::data::format::{fmt_ci_us, fmt_opt_us, fmt_share, fmt_us};
+use crate::data::format::{fmt_ci_us, fmt_opt_us};
 use crate::data::table::{ArmRow, Sort, SortKey};
 
 #[derive(Properties, PartialEq)]
@@ -98,21 +98,12 @@ fn table_row(r: &ArmRow) -> Html {
             <td>{r.protocol.clone()}</td><td>{r.mode.clone()}</td>
             <td>{r.cert.clone()}</td><td>{r.group.clone()}</td>
             {numbers}
-            <td class="num efficiency">{efficiency(r)}</td>
+            <td class="num efficiency">{r.efficiency_text()}</td>
             <td class="num">{format!("{}/{}", r.resumed_client, r.resumed_server)}</td>
             <td class={classes!("num", (r.failed > 0).then_some("error"))}>
                 {format!("{}/{}", r.failed, r.attempted)}
             </td>
         </tr>
-    }
-}
-
-/// `71.2% of p50 (floor 312 µs)`; `–` without a floor, and nothing derived from an arm
-/// whose numbers are not results.
-fn efficiency(r: &ArmRow) -> String {
-    match (r.efficiency, r.crypto_floor, &r.no_result) {
-        (Some(e), Some(floor), None) => format!("{} (floor {})", fmt_share(e), fmt_us(floor)),
-        _ => "–".into(),
     }
 }
 

@@ -184,7 +184,10 @@ fn speedup_text(r: &StackSpeedup) -> String {
     for (ratio, what) in [
         (r.latency, "p50 full / resumed"),
         (r.rate_real, "rate per wall-clock s"),
-        (r.rate_user, "rate per CPU s"),
+        (
+            r.rate_user,
+            "rate per user-CPU second of the s_time client process",
+        ),
     ] {
         if let Some(v) = ratio {
             parts.push(format!("{} ({what})", fmt_ratio(v.value)));

@@ -97,10 +97,7 @@ pub fn run_card(ev: &Evidence) -> Card {
                 load(env.load_average.after)
             ),
         ),
-        (
-            "threads",
-            format!("{} server, {} client", s.server_threads, s.client_threads),
-        ),
+        ("threads", threads(ev)),
         ("clock", s.clock.clone()),
         ("percentiles", s.percentile_definition.clone()),
         (
@@ -161,6 +158,22 @@ pub fn run_card(ev: &Evidence) -> Card {
     }
 }
 
+/// `1 server, 1 client`, plus the arms that ran with other counts (capacity arms).
+fn threads(ev: &Evidence) -> String {
+    let s = &ev.run.settings;
+    let mut out = format!("{} server, {} client", s.server_threads, s.client_threads);
+    let mut seen: Vec<(u64, u64)> = vec![(s.server_threads, s.client_threads)];
+    for a in &ev.arms {
+        if let (Some(sv), Some(c)) = (a.server_threads, a.client_threads) {
+            if !seen.contains(&(sv, c)) {
+                seen.push((sv, c));
+                out += &format!("; {sv} server, {c} client in {}", a.id);
+            }
+        }
+    }
+    out
+}
+
 /// Each text once, in first-seen order.
 fn distinct<'a>(texts: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
@@ -198,6 +211,7 @@ mod tests {
         assert_eq!(get("certs"), "ecdsa-p256");
         assert_eq!(get("groups"), "x25519");
         assert_eq!(get("TCP_NODELAY"), "yes");
+        assert_eq!(get("threads"), "1 server, 1 client");
         assert_eq!(get("samples"), "4 per arm, 1 warm-up, 1 rounds");
         assert_eq!(
             get("timed window"),
@@ -248,6 +262,16 @@ mod tests {
             "listed once"
         );
         assert_eq!(line(&ev, "RTT method"), None);
+        let n = ev.arms.len();
+        for a in &mut ev.arms[n - 2..] {
+            (a.server_threads, a.client_threads) = (Some(2), Some(2));
+        }
+        let first = ev.arms[n - 2].id.clone();
+        assert_eq!(
+            line(&ev, "threads"),
+            Some(format!("1 server, 1 client; 2 server, 2 client in {first}")),
+            "arms with other thread counts are named (the first of each count)"
+        );
         assert_eq!(line(&ev, "server host"), None);
         ev.arms[0].rtt_method = Some("user-space delay line".into());
         let mut server = ev.environment.clone();

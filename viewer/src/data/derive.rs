@@ -4,6 +4,7 @@
 use shared::{Arm, ComparisonKind, Evidence, Protocol};
 
 use super::filter::ArmFilter;
+use super::format::PER_USER_CPU_S;
 use super::load::RunSet;
 
 /// Why an arm has no numbers to show as results.
@@ -70,7 +71,7 @@ pub fn no_result(arm: &Arm) -> Option<NoResult> {
     }
     if let Some(rate) = &arm.rate {
         return Some(NoResult::Note(format!(
-            "rate only: {:.0} connections/s of wall time, {:.0}/s of user CPU",
+            "rate only: {:.0} connections per wall-clock second, {:.0} {PER_USER_CPU_S}",
             rate.per_real_s, rate.per_user_s
         )));
     }
@@ -122,14 +123,21 @@ pub struct SpeedupBar {
     pub no_result: Option<NoResult>,
 }
 
-/// The `resume_speedup` comparisons of a run whose resumed arm passes the filter,
-/// ordered so that TLS 1.2 sits beside TLS 1.3 for the same cert, group and kind.
+/// The `resume_speedup` and `zero_rtt_speedup` comparisons of a run whose resumed arm
+/// passes the filter, ordered so that TLS 1.2 sits beside TLS 1.3 for the same cert,
+/// group and kind. A 0-RTT arm is labelled `0-RTT`, never by its (stateful) resumption,
+/// also in older files that filed it as a resume speedup.
 pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
     let arm = |id: &str| ev.arms.iter().find(|a| a.id == id);
     let mut out: Vec<SpeedupBar> = ev
         .comparisons
         .iter()
-        .filter(|c| c.kind == ComparisonKind::ResumeSpeedup)
+        .filter(|c| {
+            matches!(
+                c.kind,
+                ComparisonKind::ResumeSpeedup | ComparisonKind::ZeroRttSpeedup
+            )
+        })
         .filter_map(|c| {
             let resumed = arm(&c.candidate)?;
             let full = arm(&c.baseline)?;
@@ -137,11 +145,16 @@ pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
                 return None;
             }
             let name = |v: Option<String>| v.unwrap_or_else(|| "–".into());
+            let how = if c.kind == ComparisonKind::ZeroRttSpeedup || resumed.early_data.is_some() {
+                Some("0-RTT".to_string())
+            } else {
+                resumed.resumption.map(|r| r.to_string())
+            };
             let group = format!(
                 "{} · {} · {}",
                 name(resumed.cert.map(|c| c.to_string())),
                 name(resumed.kx_group.map(|g| g.to_string())),
-                name(resumed.resumption.map(|r| r.to_string())),
+                name(how),
             );
             let blame = |arm: &Arm, why: NoResult| match why {
                 NoResult::Error(m) => NoResult::Error(format!("{}: {m}", arm.id)),
@@ -289,6 +302,41 @@ mod tests {
     }
 
     #[test]
+    fn a_0rtt_speedup_never_takes_the_stateful_label() {
+        let mut ev = sample();
+        let mut stateful = ev.arms[2].clone();
+        stateful.id = "tls13-resumed-stateful-ecdsa-p256-x25519".into();
+        stateful.resumption = Some(shared::Resumption::Stateful);
+        let mut zero = stateful.clone();
+        zero.id = "tls13-0rtt-ecdsa-p256-x25519".into();
+        zero.early_data = Some(shared::EarlyData {
+            offered: 4,
+            accepted: 4,
+        });
+        let mut c = ev.comparisons[0].clone();
+        c.candidate = stateful.id.clone();
+        let mut z = c.clone();
+        (z.kind, z.candidate, z.p50_ratio) = (ComparisonKind::ZeroRttSpeedup, zero.id.clone(), 3.0);
+        ev.arms.extend([stateful, zero]);
+        ev.comparisons = vec![c, z];
+        assert!(ev.violations().is_empty(), "{:?}", ev.violations());
+        let labels = |ev: &Evidence| {
+            resume_speedups(ev, &ArmFilter::default())
+                .into_iter()
+                .map(|b| (b.group, b.ratio))
+                .collect::<Vec<_>>()
+        };
+        let want = [
+            ("ecdsa-p256 · x25519 · 0-RTT".to_string(), 3.0),
+            ("ecdsa-p256 · x25519 · stateful".to_string(), 2.0),
+        ];
+        assert_eq!(labels(&ev), want);
+        // Files written before `zero_rtt_speedup` existed filed it as a resume speedup.
+        ev.comparisons[1].kind = ComparisonKind::ResumeSpeedup;
+        assert_eq!(labels(&ev), want);
+    }
+
+    #[test]
     fn arms_without_results_say_why() {
         let mut ev = sample();
         let arm = &mut ev.arms[1];
@@ -311,7 +359,7 @@ mod tests {
         assert!(!why.is_error());
         assert_eq!(
             why.to_string(),
-            "rate only: 5 connections/s of wall time, 10/s of user CPU"
+            "rate only: 5 connections per wall-clock second, 10 per user-CPU second of the s_time client process"
         );
         arm.skipped = Some("openssl is not on PATH".into());
         assert_eq!(

@@ -1,5 +1,9 @@
 //! Numbers for people: latencies in µs/ms/s, ratios, intervals.
 
+/// What an `openssl s_time` rate per CPU second is per, in words wherever it is shown:
+/// the collector reads the s_time process's own user time (wait4), nothing else.
+pub const PER_USER_CPU_S: &str = "per user-CPU second of the s_time client process";
+
 /// A latency given in microseconds, with a unit a person reads at a glance:
 /// `812 µs`, `42.5 µs`, `1.23 ms`, `2.50 s`.
 pub fn fmt_us(us: f64) -> String {

@@ -247,6 +247,8 @@ mod tests {
                 per_second: vec![rate],
                 rate_median_per_s: rate,
                 rate_iqr_per_s: [rate - 10.0, rate + 10.0],
+                after_window: 0,
+                cpu_sharing: None,
             });
             ev.arms.push(a);
         }

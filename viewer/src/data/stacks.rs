@@ -118,7 +118,8 @@ pub struct StackSpeedup {
     pub arm: String,
     /// `p50(full) / p50(resumed)`.
     pub latency: Option<Ratio>,
-    /// `rate(reuse) / rate(new)` per second of wall time and of user CPU.
+    /// `rate(reuse) / rate(new)` per wall-clock second and per user-CPU second of the
+    /// s_time client process.
     pub rate_real: Option<Ratio>,
     pub rate_user: Option<Ratio>,
     /// Set when either arm has no result, or the arm reproduces a known pitfall and did

@@ -4,6 +4,7 @@ use std::cmp::Ordering;
 
 use super::derive::{no_result, NoResult};
 use super::filter::ArmFilter;
+use super::format::{fmt_share, fmt_us};
 use super::load::RunSet;
 
 /// One table row: an arm of a run.
@@ -66,6 +67,22 @@ pub fn arm_rows(runs: &RunSet, filter: &ArmFilter) -> Vec<ArmRow> {
             no_result: no_result(a),
         })
         .collect()
+}
+
+impl ArmRow {
+    /// `71.2% (floor 312 µs)`; `n/a (floor 0 µs)` when the arm has a floor but no
+    /// efficiency (a TTFB or RTT window, or a floor of 0); `–` without a floor, and nothing
+    /// derived from an arm whose numbers are not results.
+    pub fn efficiency_text(&self) -> String {
+        match (self.crypto_floor, &self.no_result) {
+            (Some(floor), None) => format!(
+                "{} (floor {})",
+                self.efficiency.map_or("n/a".into(), fmt_share),
+                fmt_us(floor)
+            ),
+            _ => "–".into(),
+        }
+    }
 }
 
 /// A sortable column.
@@ -172,6 +189,19 @@ mod tests {
             rows[2].no_result,
             Some(NoResult::Error("did not resume".into()))
         );
+    }
+
+    #[test]
+    fn efficiency_reads_n_a_where_the_evidence_has_a_floor_but_no_share() {
+        let mut rows = rows();
+        rows[1].crypto_floor = Some(190.0);
+        rows[1].efficiency = Some(0.475);
+        assert_eq!(rows[1].efficiency_text(), "47.5% (floor 190 µs)");
+        rows[1].efficiency = None;
+        assert_eq!(rows[1].efficiency_text(), "n/a (floor 190 µs)");
+        assert_eq!(rows[0].efficiency_text(), "–", "no floor");
+        rows[2].crypto_floor = Some(0.0);
+        assert_eq!(rows[2].efficiency_text(), "–", "an arm with an error");
     }
 
     #[test]

@@ -1,22 +1,24 @@
 //! Capacity arms: N client threads against one server with N workers, for a fixed time.
 //! Every connection is counted (failures included) and checked on both ends, as in the
-//! main loop; the result is a per-second timeline of completed handshakes and the
-//! latency under that load.
+//! main loop; the result is a per-second timeline of handshakes completed inside the
+//! window and the latency under that load.
 
-use std::collections::HashSet;
+mod account;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use shared::{Capacity, CertKind, KxGroup, Mode, Protocol, Resumption, Side};
+use shared::{Capacity, CertKind, KxGroup, Mode, Protocol, Resumption};
 
 use super::stats::nearest_rank;
-use super::{check_side, ArmRun};
+use super::ArmRun;
 use crate::arms::tls::{start_server, TlsClient};
 use crate::arms::{ArmSpec, Fault, SessionOptions};
 use crate::certs::CertStore;
 use crate::evidence::build_arm;
+use account::{account, ClientLog, Conn};
 
 /// Untimed connections each client makes before the clock starts (primes resumption).
 pub const WARMUP_PER_CLIENT: u64 = 5;
@@ -36,8 +38,7 @@ pub fn base_spec(certs: &[CertKind], groups: &[KxGroup]) -> ArmSpec {
 }
 
 /// Capacity arms for `base` in full and ticket-resumed mode at every client count.
-/// Arm ids are the base arm's id with `-c<N>`; throughput is completions per second of
-/// the window.
+/// Arm ids are the base arm's id with `-c<N>`.
 pub fn arms(
     base: &ArmSpec,
     concurrency: &[u64],
@@ -64,7 +65,6 @@ pub fn arms(
             let (run, capacity) = run(&spec, n, seconds, certs, io_timeout, stop)?;
             let mut arm = build_arm(&run);
             arm.id = format!("{}-c{n}", arm.id);
-            arm.throughput_per_s = Some(arm.succeeded as f64 / seconds as f64);
             arm.capacity = Some(capacity);
             out.push(arm);
         }
@@ -72,13 +72,10 @@ pub fn arms(
     Ok(out)
 }
 
-/// One client thread's timed connections.
-#[derive(Default)]
-struct ClientLog {
-    /// (timed window, completion offset from the start, client facts, local port)
-    done: Vec<(Duration, Duration, Option<crate::arms::Handshake>, u16)>,
-    failed: u64,
-    first_failure: Option<String>,
+/// How client and server share the machine, in words (recorded on every capacity arm).
+pub fn cpu_sharing(clients: u64) -> String {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("client and server run in one process on one host: {clients} client thread(s) and {clients} server worker(s) share its {cpus} logical CPU(s), unpinned, so the rate is what this box sustains as both ends at once, not a server's capacity")
 }
 
 /// Runs `spec` with `clients` concurrent clients for `seconds`.
@@ -98,31 +95,39 @@ pub fn run(
     let window = Duration::from_secs(seconds);
     let ready = Arc::new(Barrier::new(clients as usize + 1));
     let start_line = Arc::new(Barrier::new(clients as usize + 1));
+    let origin = Instant::now();
     let logs: Vec<ClientLog> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..clients)
             .map(|_| {
                 let (client, ready, start_line) =
                     (client.clone(), ready.clone(), start_line.clone());
                 scope.spawn(move || {
-                    for _ in 0..WARMUP_PER_CLIENT {
-                        let _ = client.once(addr);
-                    }
+                    let failed = (0..WARMUP_PER_CLIENT)
+                        .filter(|_| client.once(addr).is_err())
+                        .count() as u64;
                     ready.wait();
                     start_line.wait();
                     let start = Instant::now();
-                    let mut log = ClientLog::default();
+                    let mut log = ClientLog {
+                        start: start - origin,
+                        warmup: (WARMUP_PER_CLIENT, failed),
+                        ..ClientLog::default()
+                    };
                     while start.elapsed() < window && !stop.load(Ordering::Relaxed) {
                         match client.once(addr) {
-                            Ok(c) => {
-                                log.done
-                                    .push((c.elapsed, start.elapsed(), c.facts, c.local_port))
-                            }
+                            Ok(c) => log.done.push(Conn {
+                                started: c.started.saturating_duration_since(origin),
+                                elapsed: c.elapsed,
+                                facts: c.facts,
+                                local_port: c.local_port,
+                            }),
                             Err(e) => {
                                 log.failed += 1;
                                 log.first_failure.get_or_insert_with(|| format!("{e:#}"));
                             }
                         }
                     }
+                    log.end = origin.elapsed();
                     log
                 })
             })
@@ -136,47 +141,16 @@ pub fn run(
             .map(|h| h.join().expect("client thread does not panic"))
             .collect()
     });
-
-    let mut run = ArmRun::new(*spec, 0);
-    let mut per_second = vec![0.0; seconds as usize];
-    let mut ports = HashSet::new();
-    for log in logs {
-        run.failed += log.failed;
-        run.attempted += log.failed + log.done.len() as u64;
-        if run.first_failure.is_none() {
-            run.first_failure = log.first_failure;
-        }
-        for (elapsed, at, facts, port) in log.done {
-            run.record_sample(elapsed, elapsed);
-            ports.insert(port);
-            if let Some(slot) = per_second.get_mut(at.as_secs() as usize) {
-                *slot += 1.0;
-            }
-            match facts {
-                Some(h) => {
-                    let mut problems = Vec::new();
-                    check_side(spec, "client", &h, &mut problems);
-                    problems.into_iter().for_each(|p| run.problem(p));
-                    run.count(Side::Client, &h);
-                }
-                None => run.problem("client reported no handshake".into()),
-            }
-        }
-    }
-    // Give the server a moment to report the last connections, then check its side.
+    // The server reports before it writes the byte each client reads, so every report of
+    // a successful connection is in by now; a short grace for the last failed ones.
     std::thread::sleep(Duration::from_millis(50));
-    for report in server
+    let reports = server
         .take_reports()
         .into_iter()
-        .filter(|r| ports.contains(&r.peer_port))
-    {
-        if let Ok(Some(h)) = report.result {
-            let mut problems = Vec::new();
-            check_side(spec, "server", &h, &mut problems);
-            problems.into_iter().for_each(|p| run.problem(p));
-            run.count(Side::Server, &h);
-        }
-    }
+        .map(|r| (r.peer_port, r.result))
+        .collect();
+    let (mut run, per_second, after_window) = account(spec, logs, reports, window);
+    run.threads = (clients, clients);
     let mut sorted = per_second.clone();
     sorted.sort_by(f64::total_cmp);
     let capacity = Capacity {
@@ -193,6 +167,8 @@ pub fn run(
             [nearest_rank(&sorted, 25.0), nearest_rank(&sorted, 75.0)]
         },
         per_second,
+        after_window,
+        cpu_sharing: Some(cpu_sharing(clients)),
     };
     Ok((run, capacity))
 }
