@@ -1,8 +1,8 @@
 """Arm A of the original lab, run by the Handshake Lab collector (embedded in its binary).
 
 Reads a JSON plan on stdin, measures with Python's `ssl` module on loopback, and writes
-JSON on stdout: one record per timed connection, so the collector computes every
-statistic itself. Arms: plain TCP connect; per certificate, TLS 1.3 and TLS 1.2 full
+JSON on stdout: one record per timed connection, and per arm how many records each
+interleaved round produced, so the collector computes every statistic itself. Arms: plain TCP connect; per certificate, TLS 1.3 and TLS 1.2 full
 handshakes; and resumed handshakes done right (one server SSLContext for every
 connection; the client takes `sock.session` only after reading application data, so a
 TLS 1.3 ticket has arrived). `session_reused` is reported per connection by both ends.
@@ -92,6 +92,7 @@ class Arm:
         self.spec = spec
         self.session = None
         self.records = []
+        self.rounds = []  # records per interleaved round, in order
         self.warmup_failed = 0
         if spec["protocol"] == "tcp":
             self.server = Server(None)
@@ -166,17 +167,24 @@ def main():
                     arm.once()
                 except Exception:
                     arm.warmup_failed += 1
+            before = len(arm.records)
             for _ in range(chunk):
                 try:
                     arm.records.append(arm.once())
                 except Exception as e:
                     arm.records.append(["error", "%s: %s" % (type(e).__name__, e)])
+            arm.rounds.append(len(arm.records) - before)
     json.dump(
         {
             "python": sys.version.split()[0],
             "openssl": ssl.OPENSSL_VERSION,
             "arms": [
-                {"spec": a.spec, "warmup_failed": a.warmup_failed, "connections": a.records}
+                {
+                    "spec": a.spec,
+                    "warmup_failed": a.warmup_failed,
+                    "rounds": a.rounds,
+                    "connections": a.records,
+                }
                 for a in arms
             ],
         },

@@ -2,6 +2,7 @@
 //! a resumed arm that did not resume an error rather than a number.
 
 pub mod capacity;
+pub mod cluster;
 pub mod rtt;
 pub mod stats;
 mod verify;
@@ -47,6 +48,10 @@ pub struct ArmRun {
     pub failed: u64,
     /// Timed window of every successful connection, in µs, in the order taken.
     pub samples_us: Vec<f64>,
+    /// Successful samples per interleaved round, in order (empty: not taken in rounds).
+    pub samples_per_round: Vec<u64>,
+    /// Which interleaved loop the rounds belong to (see `shared::Arm::round_group`).
+    pub round_group: Option<String>,
     /// Sum of the whole connection cycles of successful connections.
     pub cycle_total: Duration,
     pub first_failure: Option<String>,
@@ -74,6 +79,8 @@ impl ArmRun {
             attempted: 0,
             failed: 0,
             samples_us: Vec::with_capacity(capacity as usize),
+            samples_per_round: Vec::new(),
+            round_group: None,
             cycle_total: Duration::ZERO,
             first_failure: None,
             kinds: None,
@@ -114,6 +121,18 @@ impl ArmRun {
     pub(crate) fn record_sample(&mut self, elapsed: Duration, cycle: Duration) {
         self.samples_us.push(round_ns(elapsed));
         self.cycle_total += cycle;
+        if let Some(n) = self.samples_per_round.last_mut() {
+            *n += 1;
+        }
+    }
+
+    /// Starts the next interleaved round of the loop `group`: samples recorded from now
+    /// on count for it.
+    pub(crate) fn begin_round(&mut self, group: &str) {
+        self.samples_per_round.push(0);
+        if self.round_group.is_none() {
+            self.round_group = Some(group.to_string());
+        }
     }
 
     pub(crate) fn problem(&mut self, p: String) {
@@ -153,6 +172,9 @@ fn round_ns(d: Duration) -> f64 {
     d.as_nanos() as f64 / 1000.0
 }
 
+/// The `round_group` of the main loop's arms on loopback.
+pub const MAIN_LOOP: &str = "loopback";
+
 /// Starts `specs` (per `opts`) and measures them with [`run`]; the evidence of every arm
 /// that was attempted.
 pub fn arms(
@@ -170,18 +192,20 @@ pub fn arms(
             .with_context(|| format!("starting arm {spec}"))?;
         sessions.push((*spec, session));
     }
-    Ok(measure_sessions(&mut sessions, plan, stop))
+    Ok(measure_sessions(&mut sessions, plan, MAIN_LOOP, stop))
 }
 
-/// Measures started sessions with a progress display; the evidence of every arm attempted.
+/// Measures started sessions with a progress display, interleaved in rounds recorded as
+/// `group`; the evidence of every arm attempted.
 pub fn measure_sessions(
     sessions: &mut [(ArmSpec, Box<dyn Session>)],
     plan: &Plan,
+    group: &str,
     stop: &AtomicBool,
 ) -> Vec<shared::Arm> {
     let specs: Vec<ArmSpec> = sessions.iter().map(|(s, _)| *s).collect();
     let progress = Progress::new(&specs, plan.samples);
-    let runs = run(sessions, plan, &progress, stop);
+    let runs = run(sessions, plan, group, &progress, stop);
     progress.finish();
     runs.iter()
         .filter(|r| r.attempted > 0)
@@ -189,11 +213,14 @@ pub fn measure_sessions(
         .collect()
 }
 
-/// Runs every arm's connections, interleaved in rounds. Stops early (keeping what was
-/// measured) when `stop` is set; failed connections are counted, never dropped.
+/// Runs every arm's connections, interleaved in rounds, and records which round each
+/// successful sample came from (the rounds are named `group` in the evidence). Stops
+/// early (keeping what was measured) when `stop` is set; failed connections are
+/// counted, never dropped.
 pub fn run(
     sessions: &mut [(ArmSpec, Box<dyn Session>)],
     plan: &Plan,
+    group: &str,
     progress: &Progress,
     stop: &AtomicBool,
 ) -> Vec<ArmRun> {
@@ -209,6 +236,7 @@ pub fn run(
     let mut order: Vec<usize> = (0..sessions.len()).collect();
     'rounds: for round in 0..plan.rounds {
         rng.shuffle(&mut order);
+        runs.iter_mut().for_each(|r| r.begin_round(group));
         for (pos, &i) in order.iter().enumerate() {
             let (spec, session) = &mut sessions[i];
             progress.at(round + 1, plan.rounds, pos + 1, order.len(), spec);

@@ -165,6 +165,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         arms.iter_mut().for_each(|a| floor::apply(a, &primitives));
     }
     let finished = OffsetDateTime::now_utc();
+    evidence::apply_cis(&mut arms, args.bootstrap as usize, seed);
     let mut comparisons = evidence::comparisons(&arms, args.bootstrap as usize, seed);
     comparisons.append(&mut peer.comparisons);
     let mut environment = environment::collect(load_before);
