@@ -102,6 +102,16 @@ fn quick_run_measures_every_default_arm_honestly() {
         }
         let [lo, hi] = a.p50_ci95_us.unwrap();
         assert!(lo <= l.p50 && l.p50 <= hi);
+        // --quick takes the samples in 5 interleaved rounds of 60 / 5 = 12, all of the
+        // main loop; each round's median is its own 12 samples' nearest-rank median.
+        assert_eq!(a.samples_per_round, [12; 5], "{}", a.id);
+        assert_eq!(a.round_group.as_deref(), Some("loopback"));
+        let medians: Vec<Option<f64>> = a
+            .samples_us
+            .chunks(12)
+            .map(|c| Some(nearest_rank(c, 50.0)))
+            .collect();
+        assert_eq!(a.round_medians_us, medians, "{}", a.id);
         match a.mode {
             Mode::Resumed => {
                 assert_eq!(
@@ -184,7 +194,8 @@ fn quick_run_measures_every_default_arm_honestly() {
             c.p50_ratio,
             full.latency_us.unwrap().p50 / resumed.latency_us.unwrap().p50
         );
-        assert!(c.ci95[0] <= c.ci95[1]);
+        let [lo, hi] = c.ci95.expect("five rounds with samples give a CI");
+        assert!(lo <= hi);
     }
     assert_eq!(
         e.comparisons

@@ -158,6 +158,10 @@ fn concurrency_two_completes_without_failures() {
         assert_eq!(a.warmup_attempted, Some(2 * 5), "5 per client");
         assert_eq!(a.failed, 0, "{}: {:?}", a.id, a.first_failure);
         assert_eq!(a.error, None, "{}", a.id);
+        // Not taken in interleaved rounds: no CI, and the evidence says why.
+        assert!(a.p50_ci95_us.is_none() && a.samples_per_round.is_empty());
+        let why = a.ci_unavailable.as_deref().unwrap_or_default();
+        assert!(why.contains("not taken in interleaved rounds"), "{why}");
         assert_eq!(c.per_second.len(), 2, "one entry per whole second");
         assert!(c.rate_median_per_s > 0.0);
         assert!(

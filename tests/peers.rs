@@ -163,6 +163,11 @@ fn peer_arms_show_where_s_time_goes_wrong_and_python_done_right() {
             a.id
         );
         assert!(a.timed_window.contains("no per-connection report"));
+        // Its own interleaved loop (--quick: 5 rounds of 40 / 5 = 8), paired only
+        // within it; a CI over its rounds.
+        assert_eq!(a.samples_per_round, [8; 5], "{}", a.id);
+        assert_eq!(a.round_group.as_deref(), Some("peer-s_server"));
+        assert!(a.p50_ci95_us.is_some(), "{}", a.id);
     }
     // Python done right: session_reused on every connection, on both ends.
     for v in ["tls13", "tls12"] {
@@ -179,6 +184,12 @@ fn peer_arms_show_where_s_time_goes_wrong_and_python_done_right() {
             (40, 40, 40)
         );
         assert_eq!(resumed.stack, Stack::PythonSsl);
+        // The script reports its rounds: 5 of 8 connections (--quick, 40 samples).
+        for a in [full, resumed] {
+            assert_eq!(a.samples_per_round, [8; 5], "{}", a.id);
+            assert_eq!(a.round_group.as_deref(), Some("peer-python"));
+            assert!(a.p50_ci95_us.is_some(), "{}", a.id);
+        }
         assert!(resumed.latency_us.is_some());
         assert!(resumed.peer_version.as_deref().unwrap().contains("OpenSSL"));
     }

@@ -1,8 +1,8 @@
 """Arm A of the original lab, run by the Handshake Lab collector (embedded in its binary).
 
 Reads a JSON plan on stdin, measures with Python's `ssl` module on loopback, and writes
-JSON on stdout: one record per timed connection, so the collector computes every
-statistic itself. Arms: plain TCP connect; per certificate, TLS 1.3 and TLS 1.2 full
+JSON on stdout: one record per timed connection, and per arm how many records each
+interleaved round produced, so the collector computes every statistic itself. Arms: plain TCP connect; per certificate, TLS 1.3 and TLS 1.2 full
 handshakes; and resumed handshakes done right (one server SSLContext for every
 connection; the client takes `sock.session` only after reading application data, so a
 TLS 1.3 ticket has arrived). `session_reused` is reported per connection by both ends.
@@ -96,6 +96,7 @@ class Arm:
         self.spec = spec
         self.session = None
         self.records = []
+        self.rounds = []  # records per interleaved round, in order
         self.warmup_failed = 0
         self.warmup_attempted = 0
         self.timed_wall_ns = 0
@@ -178,12 +179,14 @@ def main():
                 except Exception:
                     arm.warmup_failed += 1
             chunk_start = time.perf_counter_ns()
+            before = len(arm.records)
             for _ in range(chunk):
                 try:
                     arm.records.append(arm.once())
                 except Exception as e:
                     arm.records.append(["error", "%s: %s" % (type(e).__name__, e)])
             arm.timed_wall_ns += time.perf_counter_ns() - chunk_start
+            arm.rounds.append(len(arm.records) - before)
     json.dump(
         {
             "python": sys.version.split()[0],
@@ -194,6 +197,7 @@ def main():
                     "warmup_failed": a.warmup_failed,
                     "warmup_attempted": a.warmup_attempted,
                     "timed_wall_s": a.timed_wall_ns / 1e9,
+                    "rounds": a.rounds,
                     "connections": a.records,
                 }
                 for a in arms

@@ -36,6 +36,26 @@ pub enum Command {
     /// Time the public-key primitives a handshake uses (like `openssl speed`, but only
     /// what the handshakes here need), with the crypto provider rustls uses.
     Floor(FloorArgs),
+    /// Compare two evidence files arm by arm: p50(NEW)/p50(OLD) with a 95% CI, and a
+    /// verdict (slower / faster / no evidence of a difference). Exit 4 on a regression.
+    #[command(
+        long_about = "Compare two evidence files arm by arm (arms with the same id).\n\n\
+For every arm in both runs: the ratio p50(NEW) / p50(OLD), a 95% confidence interval of that \
+ratio, and a verdict. The interval is a cluster bootstrap over each run's interleaved rounds \
+(independently: the runs share no rounds), so drift within either run widens it. The verdict \
+is `slower` or `faster` only where the interval excludes 1, and otherwise `no evidence of a \
+difference` (as criterion's change detection does). With fewer than 5 rounds \
+with samples in either run (e.g. files written before rounds were recorded) there is no \
+interval and no claim. An arm with an error, skipped, rate-only (openssl s_time) or with a \
+different timed window in the two runs is listed as not comparable; arms in one run only are \
+listed too. Settings that move numbers and differ between the runs (host, CPU, samples, \
+rounds, ...) are named above the table.\n\n\
+A regression is an arm that is `slower` AND whose ratio is above 1 + --threshold: a \
+significant but small slowdown is reported without failing, a large ratio whose interval \
+includes 1 is noise. (criterion is stricter: it asks the whole interval to clear its noise \
+threshold.)"
+    )]
+    Compare(CompareArgs),
     /// Run the server side of every arm for a client on another host
     /// (`collector run --target ADDR --ca FILE`). Binds loopback unless --allow-remote.
     Serve(ServeArgs),
@@ -60,6 +80,34 @@ pub struct ServeArgs {
     /// Give up on a connection that makes no progress for this long.
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub io_timeout_ms: u64,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 no regression; 4 at least one arm regressed (slower, and \
+p50(NEW)/p50(OLD) above 1 + --threshold); 1 a file could not be read or is not valid evidence \
+(the message says which and why); 2 bad arguments."
+)]
+pub struct CompareArgs {
+    /// The earlier run's evidence file (`results/<run-id>.json`).
+    #[arg(value_name = "OLD.json")]
+    pub old: PathBuf,
+    /// The later run's evidence file.
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
+    /// Regression threshold in percent (`5%` or `5`): a slower arm fails the comparison
+    /// (exit 4) only when p50(NEW)/p50(OLD) exceeds 1 + this.
+    #[arg(long, value_name = "PCT", default_value = "5%", value_parser = crate::compare::parse_threshold)]
+    pub threshold: f64,
+    /// Print the comparison as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Bootstrap resamples for the intervals.
+    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(100..))]
+    pub bootstrap: u64,
+    /// Seed of the bootstrap (the same files and seed give the same output).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

@@ -10,6 +10,7 @@
 pub mod arms;
 pub mod certs;
 pub mod cli;
+pub mod compare;
 pub mod evidence;
 pub mod floor;
 pub mod measure;

@@ -8,6 +8,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => collector::run::run(args),
         Command::Floor(args) => collector::floor::command(&args),
+        Command::Compare(args) => collector::compare::command(&args),
         Command::Serve(args) => collector::remote::serve::serve(args),
         Command::Schema => {
             println!(

@@ -37,9 +37,11 @@ pub fn summary(e: &Evidence) -> String {
             .map_or(("-".into(), "-".into(), "-".into()), |l| {
                 (us(l.p50), us(l.p95), us(l.p99))
             });
-        let ci = a
-            .p50_ci95_us
-            .map_or("-".into(), |[lo, hi]| format!("{} – {}", us(lo), us(hi)));
+        let ci = match (a.p50_ci95_us, &a.ci_unavailable) {
+            (Some([lo, hi]), _) => format!("{} – {}", us(lo), us(hi)),
+            (None, Some(_)) => "n/a".into(),
+            (None, None) => "-".into(),
+        };
         // A server that gives no per-connection report (openssl s_server, or ours under
         // s_time's slices) shows "-" rather than a 0 that reads like "did not resume".
         let server_reports = a.rate.is_none() && a.server_stack != shared::Stack::OpensslSServer;
@@ -59,6 +61,9 @@ pub fn summary(e: &Evidence) -> String {
                 "{:w$}  ^ rate: {:.0} connections per wall-clock second, {:.0} per user-CPU second of the s_time client process ({} of {} resumed)",
                 "", r.per_real_s, r.per_user_s, a.resumed.client, r.connections
             );
+        }
+        if let Some(why) = &a.ci_unavailable {
+            let _ = writeln!(out, "{:w$}  ^ p50 CI n/a: {why}", "");
         }
         if let Some(why) = &a.skipped {
             let _ = writeln!(out, "{:w$}  ^ skipped: {why}", "");
@@ -115,10 +120,14 @@ pub fn summary(e: &Evidence) -> String {
                 }
                 None => "",
             };
+            let ci = match (c.ci95, &c.ci_unavailable) {
+                (Some([lo, hi]), _) => format!("95% CI {lo:.2} – {hi:.2}"),
+                (None, why) => format!("95% CI n/a: {}", why.as_deref().unwrap_or("not given")),
+            };
             let _ = writeln!(
                 out,
-                "  {:w$}  {:>7.2}x  (95% CI {:.2} – {:.2}){basis}",
-                c.candidate, c.p50_ratio, c.ci95[0], c.ci95[1]
+                "  {:w$}  {:>7.2}x  ({ci}){basis}",
+                c.candidate, c.p50_ratio
             );
         }
     }

@@ -8,6 +8,7 @@ mod index;
 pub mod json;
 pub mod schema;
 mod validate;
+pub mod verdict;
 
 #[cfg(feature = "sample")]
 pub mod sample;
@@ -15,6 +16,7 @@ pub mod sample;
 pub use index::{IndexEntry, ResultsIndex};
 pub use schema::*;
 pub use validate::{ArmKind, EvidenceError, Violation};
+pub use verdict::{is_regression, Verdict};
 
 /// The JSON Schema (draft 2020-12) of [`Evidence`], generated from the types.
 pub fn json_schema() -> serde_json::Value {

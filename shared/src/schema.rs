@@ -13,6 +13,10 @@ use serde::{Deserialize, Serialize};
 /// The schema version this crate writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// Fewest interleaved rounds with samples for which a confidence interval is given: a
+/// bootstrap over fewer clusters cannot see the spread between rounds.
+pub const MIN_CI_ROUNDS: usize = 5;
+
 /// One collector run: what was measured, where, how, and what came out.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Evidence {
@@ -189,8 +193,14 @@ pub struct Arm {
     pub handshake_kinds: Option<HandshakeKinds>,
     /// Null when no connection succeeded.
     pub latency_us: Option<LatencySummary>,
-    /// 95% confidence interval of the median, in microseconds.
+    /// 95% confidence interval of the median, in microseconds (see `settings.ci_method`).
+    /// Null when nothing succeeded, or when no honest interval can be given: then
+    /// `ci_unavailable` says why.
     pub p50_ci95_us: Option<[f64; 2]>,
+    /// Why `p50_ci95_us` is null although the arm has latencies (e.g. fewer than
+    /// [`MIN_CI_ROUNDS`] rounds with samples); null otherwise.
+    #[serde(default)]
+    pub ci_unavailable: Option<String>,
     /// Successful timed connections per second of the wall time the arm's timed
     /// connections took (`succeeded / wall`), one definition for every arm: an interleaved
     /// arm's wall is the sum of its chunks, each from its first timed connection's start
@@ -201,6 +211,20 @@ pub struct Arm {
     pub throughput_per_s: Option<f64>,
     /// Every timed sample in microseconds, in the order taken.
     pub samples_us: Vec<f64>,
+    /// Successful samples per interleaved round, in order: `samples_us` is these rounds
+    /// one after the other (the first `samples_per_round[0]` samples are round 0's, and
+    /// so on). Empty when the samples were not taken in rounds (e.g. capacity arms).
+    #[serde(default)]
+    pub samples_per_round: Vec<u64>,
+    /// Nearest-rank median of each round's samples, one per `samples_per_round` entry
+    /// (null for a round without samples): the drift within the run, visible.
+    #[serde(default)]
+    pub round_medians_us: Vec<Option<f64>>,
+    /// Arms with the same `round_group` were interleaved in the same rounds: round `r` of
+    /// one is the same stretch of time as round `r` of the other (e.g. `loopback` for the
+    /// main loop, `peer-python` for the Python script's own loop). Null when not in rounds.
+    #[serde(default)]
+    pub round_group: Option<String>,
     /// Why this arm's numbers must not be trusted (e.g. a resumed arm that did not
     /// resume); null when the arm is sound.
     pub error: Option<String>,
@@ -534,7 +558,13 @@ pub struct Comparison {
     pub baseline: String,
     pub candidate: String,
     pub p50_ratio: f64,
-    pub ci95: [f64; 2],
+    /// 95% confidence interval of the ratio (see `settings.ci_method`); null when none
+    /// can be given honestly, and then `ci_unavailable` says why.
+    #[serde(default)]
+    pub ci95: Option<[f64; 2]>,
+    /// Why `ci95` is null; null otherwise.
+    #[serde(default)]
+    pub ci_unavailable: Option<String>,
     /// For rate comparisons: which rate the ratio is of (null for latency comparisons,
     /// where `p50_ratio` is a ratio of median latencies).
     #[serde(default)]

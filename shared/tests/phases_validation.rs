@@ -143,7 +143,8 @@ fn a_control_arm_enters_only_its_own_comparison() {
         baseline: e.arms[2].id.clone(),
         candidate: e.arms[1].id.clone(),
         p50_ratio: 2.0,
-        ci95: [1.9, 2.1],
+        ci95: Some([1.9, 2.1]),
+        ci_unavailable: None,
         basis: None,
     });
     Evidence::from_json(&e.to_json()).expect("a control arm in its own comparison");

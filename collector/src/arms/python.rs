@@ -154,7 +154,14 @@ struct OutArm {
     #[serde(default)]
     warmup_attempted: u64,
     connections: Vec<Vec<Value>>,
+    /// Connection records per interleaved round, in order (absent in output of a script
+    /// that did not report its rounds: then the arm's samples have no rounds).
+    #[serde(default)]
+    rounds: Option<Vec<usize>>,
 }
+
+/// The `round_group` of the Python script's arms: its own interleaved loop.
+pub const ROUND_GROUP: &str = "peer-python";
 
 /// Turns the script's JSON into one [`ArmRun`] per spec (same order), checking every
 /// connection: a resumed arm must have `session_reused` on both ends, a full arm on
@@ -182,7 +189,28 @@ fn arm_run(spec: ArmSpec, arm: OutArm) -> Result<ArmRun> {
     run.warmup_failed = arm.warmup_failed;
     run.warmup_attempted = arm.warmup_attempted;
     run.timed_wall = Duration::try_from_secs_f64(arm.timed_wall_s).unwrap_or_default();
-    for record in &arm.connections {
+    // Indices of the records that start a round.
+    let mut starts = Vec::new();
+    if let Some(rounds) = &arm.rounds {
+        if rounds.iter().sum::<usize>() != arm.connections.len() {
+            bail!(
+                "the Python arm script's rounds add up to {} records, but it returned {}",
+                rounds.iter().sum::<usize>(),
+                arm.connections.len()
+            );
+        }
+        let mut at = 0;
+        for n in rounds {
+            starts.push(at);
+            at += n;
+        }
+    }
+    let mut next_round = starts.iter().peekable();
+    for (j, record) in arm.connections.iter().enumerate() {
+        // Rounds may be empty: begin every round that starts at or before this record.
+        while next_round.next_if(|&&s| s <= j).is_some() {
+            run.begin_round(ROUND_GROUP);
+        }
         run.attempted += 1;
         if record.first().and_then(Value::as_str) == Some("error") {
             run.failed += 1;
@@ -230,6 +258,8 @@ fn arm_run(spec: ArmSpec, arm: OutArm) -> Result<ArmRun> {
         let label = format!("{} / {} / group not reported by Python", text(4), text(6));
         *run.negotiated.entry(label).or_default() += 1;
     }
+    // Rounds that start after the last record (empty rounds at the end).
+    next_round.for_each(|_| run.begin_round(ROUND_GROUP));
     run.negotiated
         .retain(|k, _| k.ends_with("not reported by Python"));
     Ok(run)
@@ -303,6 +333,10 @@ mod tests {
         // One success in 0.25 s of timed chunks (the script's own wall clock).
         assert_eq!(build_arm(r).throughput_per_s, Some(4.0));
         assert!(r.first_failure.as_deref().unwrap().contains("reset"));
+        assert!(
+            r.samples_per_round.is_empty(),
+            "no rounds reported, none made up"
+        );
         let err = parse(text, &arms(&[CertKind::Rsa2048])).unwrap_err();
         assert!(
             err.to_string().contains("returned 1 arms, expected 5"),
@@ -312,5 +346,28 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("not its JSON"));
+    }
+
+    #[test]
+    fn rounds_are_carried_per_successful_sample() {
+        // Round 0: a success and a failure; round 1: none; round 2: two successes;
+        // round 3: none (at the end).
+        let ok = |us: f64| format!("[{us}, 60.0, null, null, null, null, null]");
+        let text = format!(
+            r#"{{"python": "3.11.7", "openssl": "OpenSSL 3.0.19", "arms": [
+            {{"warmup_failed": 0, "rounds": [2, 0, 2, 0], "connections": [
+                {}, ["error", "reset"], {}, {}]}}]}}"#,
+            ok(20.0),
+            ok(21.0),
+            ok(22.0)
+        );
+        let (_, runs) = parse(&text, &[ArmSpec::TCP_CONNECT]).unwrap();
+        let r = &runs[0];
+        assert_eq!(r.samples_us, [20.0, 21.0, 22.0]);
+        assert_eq!(r.samples_per_round, [1, 0, 2, 0]);
+        assert_eq!(r.round_group.as_deref(), Some(ROUND_GROUP));
+        let bad = text.replace("[2, 0, 2, 0]", "[2, 0, 1, 0]");
+        let err = parse(&bad, &[ArmSpec::TCP_CONNECT]).unwrap_err();
+        assert!(err.to_string().contains("add up to 3 records"), "{err}");
     }
 }

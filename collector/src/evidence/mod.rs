@@ -1,21 +1,31 @@
 //! Turning measured arms into evidence: summaries, honesty errors, comparisons; and
 //! writing it ([`write`]).
 
+mod ci;
 pub mod environment;
 pub mod write;
 
+pub use ci::apply_cis;
+
 use shared::{Arm, Comparison, ComparisonKind, Mode, Protocol, Stack};
 
-use crate::measure::stats;
 use crate::measure::ArmRun;
+use crate::measure::{cluster, stats};
+use ci::ratio_ci;
 
 /// The evidence record of one measured arm. A broken promise (a resumed arm with a full
 /// handshake, a full arm that resumed, a wrong group) or an arm where every connection
-/// failed gets an `error`.
+/// failed gets an `error`. Its CI is left to [`apply_cis`], which needs the run's seed.
 pub fn build_arm(run: &ArmRun) -> Arm {
     let spec = run.spec;
     let succeeded = run.samples_us.len() as u64;
     let summary = stats::summarize(&run.samples_us);
+    let rounds = cluster::split(&run.samples_us, &run.samples_per_round);
+    let round_medians_us: Vec<Option<f64>> = rounds
+        .iter()
+        .flatten()
+        .map(|r| (!r.is_empty()).then(|| stats::median_in_place(&mut r.to_vec())))
+        .collect();
     let broken: u64 = run.problems.values().copied().max().unwrap_or(0);
     let error = if !run.problems.is_empty() {
         let list: Vec<String> = run
@@ -58,11 +68,18 @@ pub fn build_arm(run: &ArmRun) -> Arm {
             server: kinds.map_or(0, |k| k.server.resumed),
         },
         handshake_kinds: kinds,
-        latency_us: summary.map(|s| s.0),
-        p50_ci95_us: summary.map(|s| s.1),
+        latency_us: summary,
+        p50_ci95_us: None,
+        ci_unavailable: None,
         throughput_per_s: (succeeded > 0 && !run.timed_wall.is_zero())
             .then(|| succeeded as f64 / run.timed_wall.as_secs_f64()),
         samples_us: run.samples_us.clone(),
+        samples_per_round: match rounds {
+            Some(_) => run.samples_per_round.clone(),
+            None => Vec::new(),
+        },
+        round_medians_us,
+        round_group: rounds.and(run.round_group.clone()),
         error,
         first_failure: run.first_failure.clone(),
         warmup_failed: run.warmup_failed,
@@ -115,17 +132,14 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
         let (Some(n), Some(d)) = (numerator.latency_us, denominator.latency_us) else {
             return;
         };
+        let (ci95, ci_unavailable) = ratio_ci(numerator, denominator, resamples, &mut rng);
         out.push(Comparison {
             kind,
             baseline: baseline.id.clone(),
             candidate: candidate.id.clone(),
             p50_ratio: n.p50 / d.p50,
-            ci95: stats::ratio_ci95(
-                &numerator.samples_us,
-                &denominator.samples_us,
-                resamples,
-                &mut rng,
-            ),
+            ci95,
+            ci_unavailable,
             basis: None,
         });
     };
@@ -220,7 +234,13 @@ mod tests {
             .find(|c| c.kind == ComparisonKind::TlsOverTcp)
             .unwrap();
         assert_eq!(over_tcp.p50_ratio, 400.0 / 21.0);
-        assert!(over_tcp.ci95[0] <= over_tcp.ci95[1]);
+        // The sample's arms were not taken in rounds: no interval, and the reason.
+        assert_eq!(over_tcp.ci95, None);
+        assert!(over_tcp
+            .ci_unavailable
+            .as_deref()
+            .unwrap()
+            .contains("not taken in interleaved rounds"));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! a resumed arm that did not resume an error rather than a number.
 
 pub mod capacity;
+pub mod cluster;
 pub mod decompose;
 pub mod hop;
 pub mod phases;
@@ -54,6 +55,10 @@ pub struct ArmRun {
     /// each from its first timed connection's start to its last one's end (failures and
     /// the wait for the server's report included, warm-up excluded). Zero if not measured.
     pub timed_wall: Duration,
+    /// Successful samples per interleaved round, in order (empty: not taken in rounds).
+    pub samples_per_round: Vec<u64>,
+    /// Which interleaved loop the rounds belong to (see `shared::Arm::round_group`).
+    pub round_group: Option<String>,
     pub first_failure: Option<String>,
     pub kinds: Option<HandshakeKinds>,
     /// Broken promises (e.g. "client reported a full handshake, expected resumed"),
@@ -87,6 +92,8 @@ impl ArmRun {
             failed: 0,
             samples_us: Vec::with_capacity(capacity as usize),
             timed_wall: Duration::ZERO,
+            samples_per_round: Vec::new(),
+            round_group: None,
             first_failure: None,
             kinds: None,
             problems: BTreeMap::new(),
@@ -135,6 +142,18 @@ impl ArmRun {
 
     pub(crate) fn record_sample(&mut self, elapsed: Duration) {
         self.samples_us.push(round_ns(elapsed));
+        if let Some(n) = self.samples_per_round.last_mut() {
+            *n += 1;
+        }
+    }
+
+    /// Starts the next interleaved round of the loop `group`: samples recorded from now
+    /// on count for it.
+    pub(crate) fn begin_round(&mut self, group: &str) {
+        self.samples_per_round.push(0);
+        if self.round_group.is_none() {
+            self.round_group = Some(group.to_string());
+        }
     }
 
     pub(crate) fn problem(&mut self, p: String) {
@@ -174,6 +193,9 @@ fn round_ns(d: Duration) -> f64 {
     d.as_nanos() as f64 / 1000.0
 }
 
+/// The `round_group` of the main loop's arms on loopback.
+pub const MAIN_LOOP: &str = "loopback";
+
 /// Starts `specs` (per `opts`) and measures them with [`run`]; the evidence of every arm
 /// that was attempted.
 pub fn arms(
@@ -191,18 +213,20 @@ pub fn arms(
             .with_context(|| format!("starting arm {spec}"))?;
         sessions.push((*spec, session));
     }
-    Ok(measure_sessions(&mut sessions, plan, stop))
+    Ok(measure_sessions(&mut sessions, plan, MAIN_LOOP, stop))
 }
 
-/// Measures started sessions with a progress display; the evidence of every arm attempted.
+/// Measures started sessions with a progress display, interleaved in rounds recorded as
+/// `group`; the evidence of every arm attempted.
 pub fn measure_sessions(
     sessions: &mut [(ArmSpec, Box<dyn Session>)],
     plan: &Plan,
+    group: &str,
     stop: &AtomicBool,
 ) -> Vec<shared::Arm> {
     let specs: Vec<ArmSpec> = sessions.iter().map(|(s, _)| *s).collect();
     let progress = Progress::new(&specs, plan.samples);
-    let runs = run(sessions, plan, &progress, stop);
+    let runs = run(sessions, plan, group, &progress, stop);
     progress.finish();
     runs.iter()
         .filter(|r| r.attempted > 0)
@@ -210,11 +234,14 @@ pub fn measure_sessions(
         .collect()
 }
 
-/// Runs every arm's connections, interleaved in rounds. Stops early (keeping what was
-/// measured) when `stop` is set; failed connections are counted, never dropped.
+/// Runs every arm's connections, interleaved in rounds, and records which round each
+/// successful sample came from (the rounds are named `group` in the evidence). Stops
+/// early (keeping what was measured) when `stop` is set; failed connections are
+/// counted, never dropped.
 pub fn run(
     sessions: &mut [(ArmSpec, Box<dyn Session>)],
     plan: &Plan,
+    group: &str,
     progress: &Progress,
     stop: &AtomicBool,
 ) -> Vec<ArmRun> {
@@ -230,6 +257,7 @@ pub fn run(
     let mut order: Vec<usize> = (0..sessions.len()).collect();
     'rounds: for round in 0..plan.rounds {
         rng.shuffle(&mut order);
+        runs.iter_mut().for_each(|r| r.begin_round(group));
         for (pos, &i) in order.iter().enumerate() {
             let (spec, session) = &mut sessions[i];
             progress.at(round + 1, plan.rounds, pos + 1, order.len(), spec);

@@ -66,7 +66,7 @@ pub fn run(
                         specs.len(),
                         label(rtt).trim_start_matches("rtt")
                     );
-                    for mut arm in measure_sessions(&mut sessions, plan, stop) {
+                    for mut arm in measure_sessions(&mut sessions, plan, &label(rtt), stop) {
                         arm.id = format!("{}-{}", arm.id, label(rtt));
                         arm.rtt_ms = Some(rtt.as_secs_f64() * 1000.0);
                         arm.rtt_method = Some(METHOD.to_string());

@@ -1,5 +1,8 @@
-//! Statistics, written once for every arm: percentiles, a distribution-free confidence
-//! interval for the median, and bootstrap intervals for ratios of medians.
+//! Statistics, written once for every arm: percentiles, and the i.i.d. intervals (a
+//! distribution-free CI of the median, a bootstrap of ratios of medians) that treat
+//! every sample as independent. The evidence's intervals resample whole rounds instead
+//! ([`super::cluster`]); these stay as the reference the cluster bootstrap is tested
+//! against, and to show what the i.i.d. assumption claims on the same samples.
 
 use shared::LatencySummary;
 
@@ -7,7 +10,7 @@ use shared::LatencySummary;
 pub const PERCENTILE_DEFINITION: &str = "nearest rank: the p-th percentile of n sorted samples is the sample at 1-based rank ceil(p/100 * n); min and max are ranks 1 and n; stddev is the sample standard deviation (n - 1)";
 
 /// How confidence intervals are computed (recorded in the evidence).
-pub const CI_METHOD: &str = "p50_ci95_us: distribution-free order-statistic interval for the median, ranks floor(n/2 - 0.98*sqrt(n)) and ceil(n/2 + 0.98*sqrt(n)) (normal approximation to Binomial(n, 1/2), clamped to [1, n]); comparison ci95: percentile bootstrap of the ratio of medians (both arms resampled independently with replacement), 2.5th and 97.5th percentiles of the resampled ratios";
+pub const CI_METHOD: &str = "cluster bootstrap over the interleaved rounds, so drift between rounds widens the intervals. p50_ci95_us: each of bootstrap_resamples resamples draws, with replacement, as many rounds as the arm has rounds with samples (samples_per_round > 0), pools their samples and takes the nearest-rank median; the interval is the 2.5th and 97.5th nearest-rank percentiles of those medians, widened to include the measured p50 where it falls outside. Comparison ci95: the same for the ratio of the two arms' medians; when both arms have the same round_group (interleaved in the same rounds), the same round indices are drawn for both among the rounds where both have samples (paired: drift shared by a round hits both); otherwise each arm's rounds are drawn independently. With fewer than 5 rounds with samples (or samples not taken in rounds, e.g. capacity arms) there is no interval: null, and ci_unavailable says why. Random numbers: fastrand 2 (wyrand) seeded with bootstrap_seed + 1 for the arms in evidence order, and with bootstrap_seed for the comparisons in order";
 
 /// The sample at 1-based rank `ceil(p/100 * n)` of `sorted` (which must be non-empty).
 pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
@@ -24,8 +27,8 @@ pub fn median_in_place(buf: &mut [f64]) -> f64 {
     *buf.select_nth_unstable_by(i, f64::total_cmp).1
 }
 
-/// Summary statistics and the median's 95% CI; None for no samples.
-pub fn summarize(samples: &[f64]) -> Option<(LatencySummary, [f64; 2])> {
+/// Summary statistics; None for no samples.
+pub fn summarize(samples: &[f64]) -> Option<LatencySummary> {
     if samples.is_empty() {
         return None;
     }
@@ -47,10 +50,12 @@ pub fn summarize(samples: &[f64]) -> Option<(LatencySummary, [f64; 2])> {
         mean,
         stddev: var.sqrt(),
     };
-    Some((summary, median_ci95(&sorted)))
+    Some(summary)
 }
 
-/// Distribution-free 95% CI of the median from order statistics (see [`CI_METHOD`]).
+/// Distribution-free 95% CI of the median from order statistics, ranks
+/// floor(n/2 - 0.98·sqrt(n)) and ceil(n/2 + 0.98·sqrt(n)) (normal approximation to
+/// Binomial(n, 1/2), clamped to [1, n]); valid only for independent samples.
 pub fn median_ci95(sorted: &[f64]) -> [f64; 2] {
     let n = sorted.len();
     let half = n as f64 / 2.0;
@@ -60,7 +65,8 @@ pub fn median_ci95(sorted: &[f64]) -> [f64; 2] {
     [sorted[lo - 1], sorted[hi - 1]]
 }
 
-/// Percentile-bootstrap 95% CI of `median(numerator) / median(denominator)`.
+/// Percentile-bootstrap 95% CI of `median(numerator) / median(denominator)`, every
+/// sample resampled independently (valid only for independent samples).
 pub fn ratio_ci95(
     numerator: &[f64],
     denominator: &[f64],
@@ -151,7 +157,7 @@ mod tests {
     fn summary_on_known_data() {
         let mut v = one_to(1000);
         v.reverse();
-        let (s, ci) = summarize(&v).unwrap();
+        let s = summarize(&v).unwrap();
         assert_eq!(
             (s.min, s.p50, s.p95, s.p99, s.max),
             (1.0, 500.0, 950.0, 990.0, 1000.0)
@@ -160,7 +166,7 @@ mod tests {
         // sd of 1..=n is sqrt(n(n+1)/12) with the n-1 denominator.
         assert!((s.stddev - (1000.0f64 * 1001.0 / 12.0).sqrt()).abs() < 1e-6);
         // n = 1000: ranks floor(500 - 30.99) = 469 and ceil(530.99) = 531.
-        assert_eq!(ci, [469.0, 531.0]);
+        assert_eq!(median_ci95(&one_to(1000)), [469.0, 531.0]);
         assert!(summarize(&[]).is_none());
     }
 

@@ -98,7 +98,13 @@ fn latency_arms(
     );
     let specs: Vec<ArmSpec> = sessions.iter().map(|(s, _)| *s).collect();
     let progress = Progress::new(&specs, w.plan.samples);
-    let runs = measure::run(&mut sessions, w.plan, &progress, w.ctx.stop);
+    let runs = measure::run(
+        &mut sessions,
+        w.plan,
+        "peer-s_server",
+        &progress,
+        w.ctx.stop,
+    );
     progress.finish();
     for (&i, run) in which.iter().zip(runs) {
         if run.attempted > 0 {

@@ -172,7 +172,8 @@ pub fn comparisons(plan: &[PeerArm], arms: &[Arm], resamples: usize, seed: u64) 
                     baseline: new.id.clone(),
                     candidate: reuse.id.clone(),
                     p50_ratio: ratio,
-                    ci95,
+                    ci95: Some(ci95),
+                    ci_unavailable: None,
                     basis: Some(basis),
                 });
             }

@@ -190,7 +190,7 @@ pub fn arms(
         request: remote.manifest.request,
         ..*plan
     };
-    let arms = measure_sessions(&mut sessions, &plan, stop);
+    let arms = measure_sessions(&mut sessions, &plan, "remote", stop);
     drop(sessions);
     let host = match Arc::try_unwrap(remote) {
         Ok(r) => r.manifest.environment,

@@ -2,7 +2,7 @@
 
 use crate::schema::{Arm, Comparison, ComparisonKind, Phases};
 
-use super::Bad;
+use super::arm::Bad;
 
 /// Phases: one row per success on the client (and on the server where it reports),
 /// moments in time order within each row, CPU time that never runs backwards, finite

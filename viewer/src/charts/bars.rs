@@ -239,7 +239,7 @@ pub fn percentile_rows(bars: &[PercentileBar]) -> Vec<Row> {
                         value: p50,
                         color: P50,
                         ci: b.p50_ci,
-                        note: None,
+                        note: b.p50_ci.is_none().then(|| "CI n/a".into()),
                         marker: b.floor,
                     },
                     Slot::Bar {

@@ -8,7 +8,7 @@ use shared::Protocol;
 use super::bars::{draw_hbars, Axis, Row, Slot};
 use super::{DrawResult, Scale, TLS12, TLS13};
 use crate::data::derive::{NoResult, SpeedupBar};
-use crate::data::format::fmt_ratio;
+use crate::data::format::fmt_ratio_ci;
 
 /// Rows of the chart: one per group, slots TLS 1.2 then TLS 1.3 (empty when absent).
 pub fn speedup_rows(bars: &[SpeedupBar]) -> Vec<Row> {
@@ -37,8 +37,8 @@ pub fn speedup_rows(bars: &[SpeedupBar]) -> Vec<Row> {
             None => Slot::Bar {
                 value: b.ratio,
                 color,
-                ci: Some(b.ci),
-                note: Some(fmt_ratio(b.ratio)),
+                ci: b.ci,
+                note: Some(fmt_ratio_ci(b.ratio, b.ci)),
                 marker: None,
             },
         };

@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use super::bars::{draw_hbars, Axis, Row, Slot};
 use super::{DrawResult, Scale, P50, P95, P99, TLS12};
 use crate::data::derive::NoResult;
-use crate::data::format::{fmt_ratio, fmt_us, PER_USER_CPU_S};
+use crate::data::format::{fmt_ratio_ci, fmt_us, PER_USER_CPU_S};
 use crate::data::stacks::{Ratio, StackLatency, StackSpeedup};
 
 fn bar(value: f64, color: RGBColor, ci: Option<[f64; 2]>, note: String) -> Slot {
@@ -62,7 +62,7 @@ pub fn draw_stack_latencies<DB: DrawingBackend>(
 
 /// One row per resumed arm: its latency ratio, or its two rate ratios, or why none.
 pub fn speedup_rows(rows: &[StackSpeedup]) -> Vec<Row> {
-    let ratio = |r: Ratio, color| bar(r.value, color, Some(r.ci), fmt_ratio(r.value));
+    let ratio = |r: Ratio, color| bar(r.value, color, r.ci, fmt_ratio_ci(r.value, r.ci));
     rows.iter()
         .map(|r| {
             let slots = match &r.no_speedup {

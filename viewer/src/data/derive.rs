@@ -118,7 +118,8 @@ pub struct SpeedupBar {
     pub group: String,
     pub protocol: Protocol,
     pub ratio: f64,
-    pub ci: [f64; 2],
+    /// None when the run gives no interval (too few rounds): never drawn as a narrow one.
+    pub ci: Option<[f64; 2]>,
     /// Set when either arm has no result: then there is no speedup to show.
     pub no_result: Option<NoResult>,
 }

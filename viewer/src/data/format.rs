@@ -33,11 +33,11 @@ pub fn fmt_opt_us(us: Option<f64>) -> String {
     us.map(fmt_us).unwrap_or_else(|| "–".into())
 }
 
-/// A 95% interval of latencies: `[390 µs – 450 µs]`.
+/// A 95% interval of latencies: `[390 µs – 450 µs]`; `n/a` when there is none.
 pub fn fmt_ci_us(ci: Option<[f64; 2]>) -> String {
     match ci {
         Some([lo, hi]) => format!("[{} – {}]", fmt_us(lo), fmt_us(hi)),
-        None => "–".into(),
+        None => "n/a".into(),
     }
 }
 
@@ -47,6 +47,14 @@ pub fn fmt_ratio(r: f64) -> String {
         format!("{r:.2}×")
     } else {
         "–".into()
+    }
+}
+
+/// A ratio whose interval may be missing: `2.05×`, or `2.05× (CI n/a)`.
+pub fn fmt_ratio_ci(r: f64, ci: Option<[f64; 2]>) -> String {
+    match ci {
+        Some(_) => fmt_ratio(r),
+        None => format!("{} (CI n/a)", fmt_ratio(r)),
     }
 }
 
@@ -84,7 +92,9 @@ mod tests {
     #[test]
     fn intervals_and_ratios() {
         assert_eq!(fmt_ci_us(Some([390.0, 1450.0])), "[390 µs – 1.45 ms]");
-        assert_eq!(fmt_ci_us(None), "–");
+        assert_eq!(fmt_ci_us(None), "n/a");
+        assert_eq!(fmt_ratio_ci(2.0, Some([1.5, 2.5])), "2.00×");
+        assert_eq!(fmt_ratio_ci(2.0, None), "2.00× (CI n/a)");
         assert_eq!(fmt_ratio(2.049), "2.05×");
         assert_eq!(fmt_ci_ratio([1.5, 2.5]), "[1.50× – 2.50×]");
         assert_eq!(fmt_share(0.7116), "71.2%");

@@ -106,7 +106,8 @@ fn by_stack<T>(rows: Vec<T>, stack: impl Fn(&T) -> &String) -> Vec<T> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ratio {
     pub value: f64,
-    pub ci: [f64; 2],
+    /// None when the run gives no interval (too few rounds).
+    pub ci: Option<[f64; 2]>,
 }
 
 /// One resumed (or reusing) arm of a stack: its latency speedup and/or its rate

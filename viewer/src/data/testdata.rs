@@ -48,7 +48,8 @@ pub fn with_tls12() -> Evidence {
         baseline: "tls12-full-ecdsa-p256-x25519".into(),
         candidate: "tls12-resumed-ticket-ecdsa-p256-x25519".into(),
         p50_ratio: 1.7,
-        ci95: [1.6, 1.8],
+        ci95: Some([1.6, 1.8]),
+        ci_unavailable: None,
         basis: None,
     });
     assert!(ev.violations().is_empty(), "{:?}", ev.violations());
@@ -139,7 +140,8 @@ pub fn with_peers() -> Evidence {
             baseline: "s_time-tls12-new-vs-s_server".into(),
             candidate: "s_time-tls12-reuse-vs-s_server".into(),
             p50_ratio: ratio,
-            ci95: [ratio * 0.9, ratio * 1.1],
+            ci95: Some([ratio * 0.9, ratio * 1.1]),
+            ci_unavailable: None,
             basis: Some(basis),
         });
     }

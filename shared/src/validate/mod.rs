@@ -4,9 +4,11 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use crate::schema::{Arm, ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
-
+mod arm;
 mod phases;
+
+use crate::schema::{ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
+pub use arm::ArmKind;
 
 /// Why a file is not usable evidence.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -169,11 +171,7 @@ impl Evidence {
                         .into(),
                 );
             }
-            match arm.kind() {
-                ArmKind::Skipped => check_skipped(arm, &at, &mut bad),
-                ArmKind::Rate => check_rate(arm, &at, &mut bad),
-                ArmKind::Latency => check_latency(arm, &at, &mut bad),
-            }
+            arm::check(arm, &at, &mut bad);
             phases::check(arm, &at, &mut bad);
         }
         phases::check_control(&self.arms, &self.comparisons, &mut bad);
@@ -249,186 +247,20 @@ impl Evidence {
                     );
                 }
             }
-            if !(c.ci95[0] <= c.ci95[1]) {
-                bad(
+            match (c.ci95, &c.ci_unavailable) {
+                (Some([lo, hi]), None) if !(lo <= hi) => bad(
                     format!("comparisons[{i}].ci95"),
-                    format!("lower bound {} above upper bound {}", c.ci95[0], c.ci95[1]),
-                );
+                    format!("lower bound {lo} above upper bound {hi}"),
+                ),
+                (Some(_), None) => {}
+                (None, Some(why)) if !why.trim().is_empty() => {}
+                _ => bad(
+                    format!("comparisons[{i}].ci_unavailable"),
+                    "a comparison has either a ci95 or a reason why not (ci_unavailable), never both or neither".into(),
+                ),
             }
         }
         out
-    }
-}
-
-/// The three shapes an arm can have; each has its own rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArmKind {
-    /// Not run (`skipped` says why): no attempts, no numbers, no error.
-    Skipped,
-    /// A rate-only tool's arm: `rate`, and no latency summary or samples.
-    Rate,
-    /// Timed connections: `samples_us` (one per success) and their summary.
-    Latency,
-}
-
-impl Arm {
-    /// Which rules apply: skipped if `skipped` is set, else rate if `rate` is set, else latency.
-    pub fn kind(&self) -> ArmKind {
-        if self.skipped.is_some() {
-            ArmKind::Skipped
-        } else if self.rate.is_some() {
-            ArmKind::Rate
-        } else {
-            ArmKind::Latency
-        }
-    }
-}
-
-type Bad<'a> = dyn FnMut(String, String) + 'a;
-
-/// A skipped arm has a reason, attempted 0 and nothing measured.
-fn check_skipped(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
-    if arm.skipped.as_deref().is_some_and(|r| r.trim().is_empty()) {
-        bad(at("skipped"), "a skipped arm must say why".into());
-    }
-    if arm.attempted != 0 {
-        bad(
-            at("attempted"),
-            format!("a skipped arm attempted nothing, not {}", arm.attempted),
-        );
-    }
-    let measured = [
-        ("latency_us", arm.latency_us.is_some()),
-        ("p50_ci95_us", arm.p50_ci95_us.is_some()),
-        ("throughput_per_s", arm.throughput_per_s.is_some()),
-        ("samples_us", !arm.samples_us.is_empty()),
-        ("rate", arm.rate.is_some()),
-        ("error", arm.error.is_some()),
-    ];
-    for (field, present) in measured {
-        if present {
-            bad(at(field), "present on a skipped arm".into());
-        }
-    }
-}
-
-/// A rate arm: `rate` adds up, its connections are the arm's successes, and it has no
-/// latency summary or samples (the tool reports none).
-// `!(a <= b)` on purpose: it is also true when either side is NaN.
-#[allow(clippy::neg_cmp_op_on_partial_ord)]
-fn check_rate(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
-    let Some(rate) = &arm.rate else { return };
-    for (field, present) in [
-        ("latency_us", arm.latency_us.is_some()),
-        ("p50_ci95_us", arm.p50_ci95_us.is_some()),
-        ("samples_us", !arm.samples_us.is_empty()),
-    ] {
-        if present {
-            bad(at(field), "a rate arm has no latencies".into());
-        }
-    }
-    if rate.connections != arm.succeeded {
-        bad(
-            at("rate.connections"),
-            format!(
-                "{} connections but {} succeeded",
-                rate.connections, arm.succeeded
-            ),
-        );
-    }
-    for (field, v) in [
-        ("user_cpu_s", rate.user_cpu_s),
-        ("real_s", rate.real_s),
-        ("per_user_s", rate.per_user_s),
-        ("per_real_s", rate.per_real_s),
-    ] {
-        if !(v.is_finite() && v >= 0.0) {
-            bad(
-                at(&format!("rate.{field}")),
-                "must be a finite, non-negative number".into(),
-            );
-        }
-    }
-    if !rate.slices.is_empty() {
-        let sum: u64 = rate.slices.iter().map(|s| s.connections).sum();
-        if sum != rate.connections {
-            bad(
-                at("rate.slices"),
-                format!(
-                    "slices add up to {sum} connections, not {}",
-                    rate.connections
-                ),
-            );
-        }
-        if let Some(j) = rate.slices.iter().position(|s| s.resumed > s.connections) {
-            bad(
-                at(&format!("rate.slices[{j}].resumed")),
-                "more resumed than connections".into(),
-            );
-        }
-    }
-}
-
-/// A latency arm: one sample per success, and a summary exactly when something succeeded.
-// `!(a <= b)` on purpose: it is also true when either side is NaN.
-#[allow(clippy::neg_cmp_op_on_partial_ord)]
-fn check_latency(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
-    if arm.samples_us.len() as u64 != arm.succeeded {
-        bad(
-            at("samples_us"),
-            format!(
-                "{} samples but {} succeeded connections",
-                arm.samples_us.len(),
-                arm.succeeded
-            ),
-        );
-    }
-    if let Some(j) = arm
-        .samples_us
-        .iter()
-        .position(|s| !(s.is_finite() && *s >= 0.0))
-    {
-        bad(
-            at(&format!("samples_us[{j}]")),
-            "a sample must be a finite, non-negative number".into(),
-        );
-    }
-    match (&arm.latency_us, arm.succeeded) {
-        (None, 0) => {}
-        (None, _) => bad(
-            at("latency_us"),
-            "missing although connections succeeded".into(),
-        ),
-        (Some(_), 0) => bad(
-            at("latency_us"),
-            "present although no connection succeeded".into(),
-        ),
-        (Some(l), _) => {
-            let order = [
-                ("min", l.min),
-                ("p50", l.p50),
-                ("p95", l.p95),
-                ("p99", l.p99),
-                ("max", l.max),
-            ];
-            for pair in order.windows(2) {
-                let ((a, x), (b, y)) = (pair[0], pair[1]);
-                if !(x <= y) {
-                    bad(
-                        at(&format!("latency_us.{b}")),
-                        format!("{a} ({x}) must not exceed {b} ({y})"),
-                    );
-                }
-            }
-            if let Some([lo, hi]) = arm.p50_ci95_us {
-                if !(lo <= l.p50 && l.p50 <= hi) {
-                    bad(
-                        at("p50_ci95_us"),
-                        format!("[{lo}, {hi}] does not contain p50 ({})", l.p50),
-                    );
-                }
-            }
-        }
     }
 }
 

@@ -1,0 +1,83 @@
+//! The rule that turns a ratio with its confidence interval into a claim, shared by
+//! `collector compare` and the viewer: only an interval that excludes 1 is evidence of
+//! a difference.
+
+use std::fmt;
+
+/// What a `new / old` latency ratio and its 95% CI say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The whole interval is above 1: the new run is slower.
+    Slower,
+    /// The whole interval is below 1: the new run is faster.
+    Faster,
+    /// The interval includes 1: no evidence of a difference.
+    NoEvidence,
+    /// No interval could be given (too few rounds, samples not taken in rounds): no claim.
+    NoInterval,
+}
+
+impl Verdict {
+    /// The verdict on a ratio `p50(new) / p50(old)`, from its 95% interval `ci`.
+    pub fn of(ci: Option<[f64; 2]>) -> Verdict {
+        match ci {
+            Some([lo, _]) if lo > 1.0 => Verdict::Slower,
+            Some([_, hi]) if hi < 1.0 => Verdict::Faster,
+            Some(_) => Verdict::NoEvidence,
+            None => Verdict::NoInterval,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Slower => "slower",
+            Verdict::Faster => "faster",
+            Verdict::NoEvidence => "no evidence of a difference",
+            Verdict::NoInterval => "no CI: no claim",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A regression worth failing a pipeline for: the new run is [`Verdict::Slower`] (its
+/// interval excludes 1) *and* the measured ratio exceeds `1 + threshold` (e.g. 0.05 for
+/// 5%). A significant but small slowdown is reported, not failed on; a large ratio whose
+/// interval includes 1 is noise, not a regression.
+pub fn is_regression(ratio: f64, ci: Option<[f64; 2]>, threshold: f64) -> bool {
+    Verdict::of(ci) == Verdict::Slower && ratio > 1.0 + threshold
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_interval_that_excludes_one_is_a_difference() {
+        assert_eq!(Verdict::of(Some([1.01, 1.3])), Verdict::Slower);
+        assert_eq!(Verdict::of(Some([0.7, 0.99])), Verdict::Faster);
+        assert_eq!(Verdict::of(Some([0.9, 1.2])), Verdict::NoEvidence);
+        // An interval that touches 1 does not exclude it.
+        assert_eq!(Verdict::of(Some([1.0, 1.2])), Verdict::NoEvidence);
+        assert_eq!(Verdict::of(Some([0.8, 1.0])), Verdict::NoEvidence);
+        assert_eq!(Verdict::of(None), Verdict::NoInterval);
+        // NaN bounds claim nothing.
+        assert_eq!(Verdict::of(Some([f64::NAN, f64::NAN])), Verdict::NoEvidence);
+    }
+
+    #[test]
+    fn a_regression_is_slower_and_beyond_the_threshold() {
+        assert!(is_regression(1.2, Some([1.1, 1.3]), 0.05));
+        // Slower, but by less than the threshold.
+        assert!(!is_regression(1.03, Some([1.01, 1.05]), 0.05));
+        // Beyond the threshold, but the interval includes 1.
+        assert!(!is_regression(1.2, Some([0.95, 1.5]), 0.05));
+        assert!(!is_regression(1.2, None, 0.05));
+        assert!(!is_regression(0.8, Some([0.7, 0.9]), 0.05));
+        assert!(is_regression(1.02, Some([1.01, 1.03]), 0.0));
+    }
+}

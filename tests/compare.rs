@@ -1,0 +1,167 @@
+//! `collector compare`, end to end: a real run's evidence against itself and against a
+//! copy with every sample 20% slower; and files it must refuse.
+
+use std::path::Path;
+use std::process::Output;
+
+use e2e::{collector, only_evidence_file, run_ok, scratch};
+use serde_json::Value;
+use shared::{Evidence, Verdict};
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn compare(old: &Path, new: &Path, extra: &[&str]) -> Output {
+    collector()
+        .arg("compare")
+        .arg(old)
+        .arg(new)
+        .args(extra)
+        .output()
+        .expect("collector runs")
+}
+
+fn nearest_rank(samples: &[f64], p: f64) -> f64 {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    s[((p / 100.0 * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1]
+}
+
+/// `e` with every sample × 1.2, and everything validation checks recomputed here from
+/// the scaled samples (not by the collector's code).
+fn slowed(e: &Evidence) -> Evidence {
+    let mut s = e.clone();
+    s.run.id = format!("{}-slowed", e.run.id);
+    for a in s.arms.iter_mut() {
+        a.samples_us.iter_mut().for_each(|x| *x *= 1.2);
+        let Some(l) = a.latency_us.as_mut() else {
+            continue;
+        };
+        let n = a.samples_us.len() as f64;
+        l.min = nearest_rank(&a.samples_us, 0.0);
+        l.p50 = nearest_rank(&a.samples_us, 50.0);
+        l.p95 = nearest_rank(&a.samples_us, 95.0);
+        l.p99 = nearest_rank(&a.samples_us, 99.0);
+        l.max = nearest_rank(&a.samples_us, 100.0);
+        l.mean = a.samples_us.iter().sum::<f64>() / n;
+        l.stddev *= 1.2;
+        if let Some(ci) = a.p50_ci95_us.as_mut() {
+            *ci = [ci[0] * 1.2, ci[1] * 1.2];
+        }
+        let mut start = 0;
+        a.round_medians_us = a
+            .samples_per_round
+            .iter()
+            .map(|&k| {
+                let round = &a.samples_us[start..start + k as usize];
+                start += k as usize;
+                (k > 0).then(|| nearest_rank(round, 50.0))
+            })
+            .collect();
+    }
+    s
+}
+
+#[test]
+fn compare_finds_a_twenty_percent_slowdown_and_no_difference_with_itself() {
+    let dir = scratch("compare");
+    let run_dir = dir.join("run");
+    let old = run_ok(
+        &[
+            "run",
+            "--no-peers",
+            "--no-floor",
+            "--samples",
+            "300",
+            "--warmup",
+            "20",
+            "--rounds",
+            "20",
+            "--arms",
+            "tcp,tls13-full,tls12-resumed,tls13-resumed",
+            "--certs",
+            "ecdsa-p256",
+            "--groups",
+            "x25519",
+        ],
+        &run_dir,
+    );
+    let old_file = only_evidence_file(&run_dir);
+    let new = slowed(&old);
+    let new_file = dir.join("slowed.json");
+    std::fs::write(&new_file, new.to_json()).unwrap();
+    // The copy is valid evidence, as any file compare reads must be.
+    Evidence::from_json(&std::fs::read_to_string(&new_file).unwrap()).expect("valid");
+
+    let out = compare(&old_file, &new_file, &["--json"]);
+    assert_eq!(out.status.code(), Some(4), "stderr: {}", text(&out.stderr));
+    let c: Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    let rows = c["arms"].as_array().unwrap();
+    assert_eq!(rows.len(), old.arms.len());
+    let mut slower = 0;
+    for (row, (o, n)) in rows.iter().zip(old.arms.iter().zip(&new.arms)) {
+        assert_eq!(row["arm"], o.id.as_str());
+        let expected = n.latency_us.unwrap().p50 / o.latency_us.unwrap().p50;
+        assert!((expected - 1.2).abs() < 1e-9, "{}: {expected}", o.id);
+        assert_eq!(row["ratio"].as_f64(), Some(expected), "{}", o.id);
+        // Ten rounds each: an interval, and the verdict is the shared rule's.
+        let ci: [f64; 2] = serde_json::from_value(row["ci95"].clone()).expect("a CI");
+        let verdict = Verdict::of(Some(ci));
+        assert_eq!(row["verdict"], verdict.as_str(), "{}", o.id);
+        assert_ne!(verdict, Verdict::Faster, "{}: {ci:?}", o.id);
+        assert_eq!(row["regression"], verdict == Verdict::Slower);
+        slower += usize::from(verdict == Verdict::Slower);
+    }
+    // Run-to-run noise can hide the shift in a noisy arm, never in all of them.
+    assert!(slower >= 1, "{}", text(&out.stdout));
+    assert_eq!(c["regressions"], slower);
+
+    // The table says the same, for people.
+    let out = compare(&old_file, &new_file, &[]);
+    assert_eq!(out.status.code(), Some(4));
+    let table = text(&out.stdout);
+    assert!(
+        table.contains("slower  REGRESSION") && table.contains("1.200x"),
+        "{table}"
+    );
+    // A threshold above the shift reports it without failing.
+    let out = compare(&old_file, &new_file, &["--threshold", "25%"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+
+    // A file against itself: ratio 1, no evidence of a difference, exit 0.
+    let out = compare(&old_file, &old_file, &["--json"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for row in c["arms"].as_array().unwrap() {
+        assert_eq!(row["ratio"].as_f64(), Some(1.0), "{row}");
+        assert_eq!(row["verdict"], Verdict::NoEvidence.as_str(), "{row}");
+    }
+}
+
+#[test]
+fn compare_refuses_unreadable_and_invalid_files_clearly() {
+    let dir = scratch("compare-bad");
+    let not_json = dir.join("notes.json");
+    std::fs::write(&not_json, "{ oops").unwrap();
+    let missing = dir.join("missing.json");
+    let out = compare(&missing, &not_json, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("OLD file")
+            && err.contains("missing.json")
+            && err.contains("could not be read"),
+        "{err}"
+    );
+    let out = compare(&not_json, &not_json, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("notes.json is not valid evidence: not valid JSON at line 1"),
+        "{err}"
+    );
+    let out = compare(&not_json, &not_json, &["--threshold", "lots"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not a percentage"));
+}
