@@ -177,11 +177,17 @@ fn every_chart_drew_something() {
     let canvases = browser.exec(INK_JS, json!([]));
     let canvases = canvases.as_array().unwrap();
     let ids: Vec<&str> = canvases.iter().map(|c| c["id"].as_str().unwrap()).collect();
-    // Two runs (the real one and its copy): percentiles, speedups, the stacks' two charts
-    // and the capacity's two each, plus the CDF and the run comparison.
-    assert_eq!(canvases.len(), 14, "{ids:?}");
+    // Two runs (the real one and its copy): percentiles, speedups, the stacks' two charts,
+    // the capacity's two and where the time goes each, plus the CDF and the run comparison.
+    assert_eq!(canvases.len(), 16, "{ids:?}");
     assert!(ids.contains(&"chart-cdf") && ids.contains(&"chart-compare"));
-    for view in ["stacks", "stack-speedups", "capacity-rate", "capacity-p99"] {
+    for view in [
+        "stacks",
+        "stack-speedups",
+        "capacity-rate",
+        "capacity-p99",
+        "phases",
+    ] {
         assert_eq!(
             ids.iter()
                 .filter(|id| id.starts_with(&format!("chart-{view}-")))
@@ -198,6 +204,37 @@ fn every_chart_drew_something() {
             c["w"].as_u64() > Some(200) && c["h"].as_u64() > Some(100),
             "{c}"
         );
+    }
+}
+
+#[test]
+fn where_the_time_goes_has_a_row_per_decomposed_arm() {
+    let (_g, _s, browser) = open("phases");
+    let ev = &fixture().evidence;
+    let rows = browser.exec(
+        "return [...document.querySelectorAll('.run')[0].querySelectorAll('table.phases tbody tr')]\
+         .map(tr => [tr.dataset.arm, tr.lastElementChild.textContent]);",
+        json!([]),
+    );
+    let shown: Vec<(String, String)> = serde_json::from_value(rows).unwrap();
+    let decomposed: Vec<&shared::Arm> = ev
+        .arms
+        .iter()
+        .filter(|a| a.error.is_none())
+        .filter(|a| a.phases.as_ref().is_some_and(|p| p.decomposition.is_some()))
+        .collect();
+    assert!(!decomposed.is_empty(), "the fixture run records phases");
+    assert_eq!(
+        shown.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        decomposed.iter().map(|a| a.id.as_str()).collect::<Vec<_>>()
+    );
+    // The last column says whether the model missed, as the evidence does.
+    for ((_, said), arm) in shown.iter().zip(&decomposed) {
+        let d = arm.phases.as_ref().unwrap().decomposition.as_ref().unwrap();
+        match &d.miss {
+            Some(miss) => assert_eq!(said, miss),
+            None => assert_eq!(said, "within 10% of p50"),
+        }
     }
 }
 

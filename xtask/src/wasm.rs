@@ -75,6 +75,32 @@ pub fn build_viewer(out_dir: &Path) -> Result<()> {
             );
         }
     }
+    minify_js(&out_dir.join("viewer.js"))
+}
+
+/// Minifies the JS glue in place with esbuild (Debian's package, installed when missing):
+/// wasm-bindgen writes readable JS, and the download budget counts it. esbuild keeps
+/// property names (the wasm imports are looked up by name) and the ES module's exports.
+fn minify_js(js: &Path) -> Result<()> {
+    tools::ensure_apt("esbuild", &["esbuild"])?;
+    step(format!("minifying {} (esbuild)", js.display()));
+    let before = std::fs::metadata(js).map(|m| m.len()).unwrap_or(0);
+    tools::run(
+        std::process::Command::new("esbuild")
+            .arg(js)
+            .args([
+                "--minify",
+                "--format=esm",
+                "--allow-overwrite",
+                "--log-level=warning",
+            ])
+            .arg(format!("--outfile={}", js.display())),
+    )?;
+    let after = std::fs::metadata(js).map(|m| m.len()).unwrap_or(0);
+    if after == 0 {
+        bail!("esbuild left {} empty", js.display());
+    }
+    step(format!("viewer.js: {before} → {after} bytes"));
     Ok(())
 }
 
