@@ -110,6 +110,26 @@ fn wrong_type_names_its_path() {
 }
 
 #[test]
+fn paths_are_named_in_the_collectors_text_form_too() {
+    // One field a line, arrays inline: the error's line and column lead to the field.
+    let text =
+        sample::evidence()
+            .to_json()
+            .replacen("\"succeeded\": 4", "\"succeeded\": \"four\"", 2);
+    match Evidence::from_json(&text).unwrap_err() {
+        EvidenceError::Field { path, .. } => assert_eq!(path, "arms[0].succeeded"),
+        other => panic!("{other:?}"),
+    }
+    let text = sample::evidence()
+        .to_json()
+        .replace("[400.0, ", "[400.0, true, ");
+    match Evidence::from_json(&text).unwrap_err() {
+        EvidenceError::Field { path, .. } => assert_eq!(path, "arms[1].samples_us[1]"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn percentiles_out_of_order() {
     let mut v = sample_value();
     v["arms"][1]["latency_us"]["p95"] = json!(10_000.0);

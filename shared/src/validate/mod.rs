@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 mod arm;
+mod locate;
 mod phases;
 
 use crate::schema::{ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
@@ -83,12 +84,10 @@ impl Evidence {
                 })
             }
         }
-        let mut de = serde_json::Deserializer::from_str(text);
-        let evidence: Evidence =
-            serde_path_to_error::deserialize(&mut de).map_err(|e| EvidenceError::Field {
-                path: e.path().to_string(),
-                message: strip_position(&e.inner().to_string()),
-            })?;
+        let evidence: Evidence = serde_json::from_str(text).map_err(|e| EvidenceError::Field {
+            path: locate::path_at(text, e.line(), e.column()),
+            message: strip_position(&e.to_string()),
+        })?;
         let violations = evidence.violations();
         if violations.is_empty() {
             Ok(evidence)
