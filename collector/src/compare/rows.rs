@@ -57,6 +57,35 @@ pub struct Comparison {
     pub seed: u64,
     pub arms: Vec<ArmRow>,
     pub regressions: usize,
+    /// Set when most arms with a verdict moved the same way: what that likely means.
+    pub common_shift: Option<String>,
+}
+
+/// A warning when most arms with a CI moved the same way (at least half of them, and at
+/// least 3): a machine that was busier or calmer during one whole run moves every arm,
+/// and no interval within a run can see that. The median ratio says by how much.
+pub fn common_shift(arms: &[ArmRow]) -> Option<String> {
+    let judged: Vec<&ArmRow> = arms.iter().filter(|r| r.ci95.is_some()).collect();
+    let moved = |v: Verdict| judged.iter().filter(|r| r.verdict == v.as_str()).count();
+    let (slower, faster) = (moved(Verdict::Slower), moved(Verdict::Faster));
+    let (n, way) = if slower >= faster {
+        (slower, "slower")
+    } else {
+        (faster, "faster")
+    };
+    if judged.len() < 3 || 2 * n < judged.len() {
+        return None;
+    }
+    let mut ratios: Vec<f64> = judged.iter().filter_map(|r| r.ratio).collect();
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios[(ratios.len() + 1) / 2 - 1];
+    Some(format!(
+        "{n} of {} arms with a CI are {way} (median NEW/OLD {median:.3}x): when most arms move \
+         together, a machine that was busier or calmer during one whole run is as likely a \
+         cause as the code; the intervals only cover drift within each run. Measure OLD and \
+         NEW again, alternately (OLD, NEW, OLD, NEW), before trusting these verdicts",
+        judged.len()
+    ))
 }
 
 fn info(e: &Evidence) -> RunInfo {
@@ -197,6 +226,7 @@ pub fn compare(
         resamples,
         seed,
         regressions: arms.iter().filter(|r| r.regression).count(),
+        common_shift: common_shift(&arms),
         arms,
     }
 }
@@ -206,6 +236,51 @@ mod tests {
     use shared::{sample, Mode, Protocol, RateSummary};
 
     use super::*;
+
+    fn judged(verdict: Verdict, ratio: f64) -> ArmRow {
+        ArmRow {
+            arm: "a".into(),
+            old_p50_us: Some(100.0),
+            new_p50_us: Some(100.0 * ratio),
+            ratio: Some(ratio),
+            ci95: Some([ratio - 0.01, ratio + 0.01]),
+            verdict: verdict.to_string(),
+            note: None,
+            regression: false,
+        }
+    }
+
+    #[test]
+    fn most_arms_moving_together_is_said() {
+        use Verdict::*;
+        let rows = [
+            judged(Slower, 1.10),
+            judged(Slower, 1.20),
+            judged(NoEvidence, 1.02),
+            judged(Slower, 1.12),
+        ];
+        let w = common_shift(&rows).unwrap();
+        assert!(
+            w.starts_with("3 of 4 arms with a CI are slower (median NEW/OLD 1.100x)"),
+            "{w}"
+        );
+        // One slower arm in four is a verdict about that arm, not the machine.
+        let rows = [
+            judged(Slower, 1.10),
+            judged(NoEvidence, 1.0),
+            judged(NoEvidence, 1.01),
+            judged(Faster, 0.9),
+        ];
+        assert!(common_shift(&rows).is_none());
+        let faster = [
+            judged(Faster, 0.8),
+            judged(Faster, 0.9),
+            judged(NoEvidence, 1.0),
+        ];
+        assert!(common_shift(&faster).unwrap().contains("are faster"));
+        // Too few arms to tell.
+        assert!(common_shift(&[judged(Slower, 1.2), judged(Slower, 1.3)]).is_none());
+    }
 
     /// A run with TCP and TLS arms of `rounds` rounds × 20 samples: 100 µs (TCP) or
     /// 400 µs (TLS) plus up to 5% noise, each round 1% slower than the one before.

@@ -71,6 +71,9 @@ pub fn table(c: &Comparison) -> String {
         1.0 + c.threshold,
         c.regressions
     );
+    if let Some(w) = &c.common_shift {
+        let _ = writeln!(out, "WARNING: {w}.");
+    }
     let _ = writeln!(
         out,
         "Method: {} ({} resamples, seed {}).",
