@@ -4,6 +4,7 @@
 //! serde types ([`schema`]), the schema version, and validation ([`Evidence::from_json`]).
 //! A JSON Schema of the same types is available through [`json_schema`].
 
+pub mod cluster;
 mod index;
 pub mod json;
 pub mod schema;

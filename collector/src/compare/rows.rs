@@ -147,10 +147,6 @@ fn not_comparable(arm: &Arm, which: &str) -> Option<String> {
         .then(|| format!("no latencies in {which}"))
 }
 
-fn rounds(a: &Arm) -> Option<Vec<&[f64]>> {
-    cluster::split(&a.samples_us, &a.samples_per_round)
-}
-
 /// Compares every arm of `new` with the arm of the same id in `old`.
 pub fn compare(
     old: &Evidence,
@@ -192,19 +188,12 @@ pub fn compare(
             arms.push(r);
             continue;
         }
-        let (Some(op), Some(np)) = (r.old_p50_us, r.new_p50_us) else {
+        let Some(rr) = cluster::run_ratio(o, n, resamples, &mut rng) else {
             unreachable!("comparable arms have latencies");
         };
-        r.ratio = Some(np / op);
-        let (ro, rn) = (rounds(o), rounds(n));
-        r.note = cluster::unavailable(ro.as_deref())
-            .map(|w| format!("OLD: {w}"))
-            .or_else(|| cluster::unavailable(rn.as_deref()).map(|w| format!("NEW: {w}")));
-        if let (None, Some(ro), Some(rn)) = (&r.note, ro, rn) {
-            r.ci95 = cluster::ratio_ci95(&rn, &ro, false, resamples, &mut rng);
-        }
+        (r.ratio, r.ci95, r.note) = (Some(rr.ratio), rr.ci95, rr.no_ci);
         r.verdict = Verdict::of(r.ci95).to_string();
-        r.regression = shared::is_regression(np / op, r.ci95, threshold);
+        r.regression = shared::is_regression(rr.ratio, r.ci95, threshold);
         arms.push(r);
     }
     for n in new

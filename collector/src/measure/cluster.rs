@@ -1,143 +1,14 @@
-//! Confidence intervals that include drift: a cluster bootstrap over the interleaved
-//! rounds. Samples of one round are taken together, so whatever slowed the machine in
-//! that round slowed all of them; resampling whole rounds (not single samples) lets the
-//! round-to-round spread into the interval.
+//! Confidence intervals that include drift: the cluster bootstrap over rounds lives in
+//! `shared::cluster` (the viewer uses it too); its tests are here, beside the i.i.d.
+//! intervals they are checked against.
 
-use super::stats::{median_in_place, nearest_rank};
-
-/// With fewer rounds holding samples than this, no interval is given: a bootstrap over
-/// two or three clusters cannot see the spread between rounds, and would look precise.
-pub const MIN_ROUNDS: usize = shared::MIN_CI_ROUNDS;
-
-/// One arm's samples split by round: `per_round[r]` samples were taken in round `r`, in
-/// order. None when the counts do not add up to `samples.len()` (or there are none).
-pub fn split<'a>(samples: &'a [f64], per_round: &[u64]) -> Option<Vec<&'a [f64]>> {
-    if per_round.is_empty() || per_round.iter().sum::<u64>() != samples.len() as u64 {
-        return None;
-    }
-    let mut rest = samples;
-    Some(
-        per_round
-            .iter()
-            .map(|&n| {
-                let (chunk, tail) = rest.split_at(n as usize);
-                rest = tail;
-                chunk
-            })
-            .collect(),
-    )
-}
-
-/// Why an arm with these rounds gets no interval; None when it gets one.
-pub fn unavailable(rounds: Option<&[&[f64]]>) -> Option<String> {
-    let Some(rounds) = rounds else {
-        return Some("its samples were not taken in interleaved rounds (e.g. a capacity arm: concurrent clients for a fixed time), so there is no round-to-round spread to resample".into());
-    };
-    let with = rounds.iter().filter(|r| !r.is_empty()).count();
-    (with < MIN_ROUNDS).then(|| {
-        format!("only {with} round(s) with samples; a CI that includes drift between rounds needs at least {MIN_ROUNDS}")
-    })
-}
-
-/// The median of the rounds `picks` pooled (`buf` is scratch space).
-fn pooled_median(rounds: &[&[f64]], picks: &[usize], buf: &mut Vec<f64>) -> f64 {
-    buf.clear();
-    for &i in picks {
-        buf.extend_from_slice(rounds[i]);
-    }
-    median_in_place(buf)
-}
-
-/// 2.5th and 97.5th nearest-rank percentiles.
-fn percentiles(mut v: Vec<f64>) -> [f64; 2] {
-    v.sort_by(f64::total_cmp);
-    [nearest_rank(&v, 2.5), nearest_rank(&v, 97.5)]
-}
-
-/// Indices of the rounds that hold samples.
-fn non_empty(rounds: &[&[f64]]) -> Vec<usize> {
-    (0..rounds.len())
-        .filter(|&i| !rounds[i].is_empty())
-        .collect()
-}
-
-/// Draws `k` of `from` with replacement into `picks`.
-fn draw(from: &[usize], k: usize, rng: &mut fastrand::Rng, picks: &mut Vec<usize>) {
-    picks.clear();
-    picks.extend((0..k).map(|_| from[rng.usize(..from.len())]));
-}
-
-/// 95% CI of the median: resample the rounds holding samples with replacement (as many
-/// as there are), pool their samples, take the median; percentiles of those medians.
-/// None with fewer than [`MIN_ROUNDS`] rounds holding samples.
-pub fn median_ci95(
-    rounds: &[&[f64]],
-    resamples: usize,
-    rng: &mut fastrand::Rng,
-) -> Option<[f64; 2]> {
-    let from = non_empty(rounds);
-    if from.len() < MIN_ROUNDS {
-        return None;
-    }
-    let (mut picks, mut buf) = (Vec::new(), Vec::new());
-    let medians = (0..resamples)
-        .map(|_| {
-            draw(&from, from.len(), rng, &mut picks);
-            pooled_median(rounds, &picks, &mut buf)
-        })
-        .collect();
-    Some(percentiles(medians))
-}
-
-/// 95% CI of `median(numerator) / median(denominator)`. `paired`: both arms were
-/// interleaved in the same rounds (round `r` of one is the same stretch of time as round
-/// `r` of the other), so the same round indices are drawn for both, among the rounds
-/// where both have samples. Otherwise each arm's rounds are drawn independently.
-/// None when either side (or, paired, the rounds they share) has fewer than
-/// [`MIN_ROUNDS`] rounds with samples.
-pub fn ratio_ci95(
-    numerator: &[&[f64]],
-    denominator: &[&[f64]],
-    paired: bool,
-    resamples: usize,
-    rng: &mut fastrand::Rng,
-) -> Option<[f64; 2]> {
-    let (mut picks, mut buf) = (Vec::new(), Vec::new());
-    let ratios: Vec<f64> = if paired {
-        let from: Vec<usize> = (0..numerator.len().min(denominator.len()))
-            .filter(|&i| !numerator[i].is_empty() && !denominator[i].is_empty())
-            .collect();
-        if from.len() < MIN_ROUNDS {
-            return None;
-        }
-        (0..resamples)
-            .map(|_| {
-                draw(&from, from.len(), rng, &mut picks);
-                pooled_median(numerator, &picks, &mut buf)
-                    / pooled_median(denominator, &picks, &mut buf)
-            })
-            .collect()
-    } else {
-        let (from_n, from_d) = (non_empty(numerator), non_empty(denominator));
-        if from_n.len() < MIN_ROUNDS || from_d.len() < MIN_ROUNDS {
-            return None;
-        }
-        (0..resamples)
-            .map(|_| {
-                draw(&from_n, from_n.len(), rng, &mut picks);
-                let n = pooled_median(numerator, &picks, &mut buf);
-                draw(&from_d, from_d.len(), rng, &mut picks);
-                n / pooled_median(denominator, &picks, &mut buf)
-            })
-            .collect()
-    };
-    Some(percentiles(ratios))
-}
+pub use shared::cluster::*;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::measure::stats;
+    use shared::cluster::*;
 
     /// `rounds` rounds of `per` samples: uniform noise around `level(r)`.
     fn rounds(n: usize, per: usize, seed: u64, level: impl Fn(usize) -> f64) -> Vec<Vec<f64>> {

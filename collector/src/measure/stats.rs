@@ -12,20 +12,8 @@ pub const PERCENTILE_DEFINITION: &str = "nearest rank: the p-th percentile of n 
 /// How confidence intervals are computed (recorded in the evidence).
 pub const CI_METHOD: &str = "cluster bootstrap over the interleaved rounds, so drift between rounds widens the intervals. p50_ci95_us: each of bootstrap_resamples resamples draws, with replacement, as many rounds as the arm has rounds with samples (samples_per_round > 0), pools their samples and takes the nearest-rank median; the interval is the 2.5th and 97.5th nearest-rank percentiles of those medians, widened to include the measured p50 where it falls outside. Comparison ci95: the same for the ratio of the two arms' medians; when both arms have the same round_group (interleaved in the same rounds), the same round indices are drawn for both among the rounds where both have samples (paired: drift shared by a round hits both); otherwise each arm's rounds are drawn independently. With fewer than 5 rounds with samples (or samples not taken in rounds, e.g. capacity arms) there is no interval: null, and ci_unavailable says why. Random numbers: fastrand 2 (wyrand) seeded with bootstrap_seed + 1 for the arms in evidence order, and with bootstrap_seed for the comparisons in order";
 
-/// The sample at 1-based rank `ceil(p/100 * n)` of `sorted` (which must be non-empty).
-pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
-    sorted[rank_index(sorted.len(), p)]
-}
-
-fn rank_index(n: usize, p: f64) -> usize {
-    ((p / 100.0 * n as f64).ceil() as usize).clamp(1, n) - 1
-}
-
-/// The median by nearest rank without sorting the whole slice (reorders `buf`).
-pub fn median_in_place(buf: &mut [f64]) -> f64 {
-    let i = rank_index(buf.len(), 50.0);
-    *buf.select_nth_unstable_by(i, f64::total_cmp).1
-}
+/// Nearest-rank percentiles, one definition for the collector and the viewer.
+pub use shared::cluster::{median_in_place, nearest_rank};
 
 /// Summary statistics; None for no samples.
 pub fn summarize(samples: &[f64]) -> Option<LatencySummary> {
