@@ -208,6 +208,22 @@ fn every_chart_drew_something() {
 }
 
 #[test]
+fn the_run_comparison_gives_the_compare_verdict() {
+    let (_g, _s, browser) = open("verdicts");
+    let rows = browser.wait_for(
+        "the run comparison's verdicts",
+        "[...document.querySelectorAll('#compare-section .verdicts li')]\
+         .map(li => [li.dataset.verdict, li.textContent])",
+    );
+    let rows: Vec<(String, String)> = serde_json::from_value(rows).unwrap();
+    // The second run is a copy of the first (its host name aside): the same samples in
+    // the same rounds, so a ratio of exactly 1 and no evidence of a difference.
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0].0, "no evidence of a difference");
+    assert!(rows[0].1.contains("1.00×"), "{rows:?}");
+}
+
+#[test]
 fn where_the_time_goes_has_a_row_per_decomposed_arm() {
     let (_g, _s, browser) = open("phases");
     let ev = &fixture().evidence;

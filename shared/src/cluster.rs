@@ -48,9 +48,14 @@ fn pooled_median(rounds: &[&[f64]], picks: &[usize], buf: &mut Vec<f64>) -> f64 
 }
 
 /// 2.5th and 97.5th nearest-rank percentiles.
+/// (The values a sort would put at those ranks, found by selection: the viewer's wasm
+/// already has the selection `median_in_place` uses, and a sort would add another one.)
 fn percentiles(mut v: Vec<f64>) -> [f64; 2] {
-    v.sort_by(f64::total_cmp);
-    [nearest_rank(&v, 2.5), nearest_rank(&v, 97.5)]
+    let at = |v: &mut Vec<f64>, p: f64| {
+        let i = rank_index(v.len(), p);
+        *v.select_nth_unstable_by(i, f64::total_cmp).1
+    };
+    [at(&mut v, 2.5), at(&mut v, 97.5)]
 }
 
 /// Indices of the rounds that hold samples.

@@ -12,6 +12,7 @@ use super::controls::Controls;
 use super::loader::{initial_load, Fetched, Loader};
 use super::runs::{Failures, RunColumn, RunList};
 use super::table::ArmTable;
+use super::verdicts::Verdicts;
 use crate::charts::Scale;
 use crate::data::derive::{arm_ids, compare_bars, default_cdf_pick, ArmRef};
 use crate::data::filter::{facets_present, toggle, ArmFilter, Facet};
@@ -187,6 +188,9 @@ pub fn App() -> Html {
                     </label>
                     <Chart id="chart-compare" spec={compare_spec}
                            label="the same arm's p50, p95 and p99 in each loaded run" />
+                    if let Some(arm) = chosen.as_deref() {
+                        <Verdicts runs={set.clone()} arm={AttrValue::from(arm.to_string())} />
+                    }
                 </section>
                 <ArmTable {rows} sort={*sort} {on_sort} />
             }

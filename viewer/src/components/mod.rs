@@ -8,6 +8,7 @@ mod loader;
 pub mod panic;
 mod runs;
 mod table;
+mod verdicts;
 mod views;
 
 /// Renders the app into `#app` (or the body when the page has none).
