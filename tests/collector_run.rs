@@ -260,6 +260,50 @@ fn broken_resumption_is_an_error_not_a_resumed_arm() {
 }
 
 #[test]
+fn refused_early_data_is_an_error_not_a_0rtt_number() {
+    let dir = scratch("refused-early-data");
+    let out = run(&[
+        "run",
+        "--no-peers",
+        "--quick",
+        "--samples",
+        "10",
+        "--request",
+        "--refuse-early-data",
+        "--arms",
+        "tls13-full-ecdsa,0rtt",
+        "--certs",
+        "ecdsa-p256",
+        "--groups",
+        "x25519",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3), "stderr: {}", text(&out.stderr));
+    let e = read_evidence(&dir);
+    let zero = e
+        .arms
+        .iter()
+        .find(|a| a.id == "tls13-0rtt-ecdsa-p256-x25519")
+        .expect("the 0-RTT arm was measured");
+    let err = zero
+        .error
+        .as_deref()
+        .expect("a refused 0-RTT arm is an error");
+    assert!(err.contains("did not accept early data (0-RTT)"), "{err}");
+    assert_eq!(zero.early_data.map(|d| d.accepted), Some(0));
+    assert!(
+        e.comparisons
+            .iter()
+            .all(|c| c.candidate != zero.id && c.baseline != zero.id),
+        "no ratio from an arm whose early data was refused"
+    );
+    let full = e.arms.iter().find(|a| a.mode == Mode::Full).unwrap();
+    assert_eq!(full.error, None, "the full arm is still sound");
+    assert!(e.run.settings.extra["fault"].contains("--refuse-early-data"));
+}
+
+#[test]
 fn unwritable_output_is_reported_before_measuring() {
     let dir = scratch("unwritable");
     let blocker = dir.join("not-a-dir");

@@ -250,6 +250,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub break_resumption: bool,
 
+    /// Testing aid: servers refuse early data, so every 0-RTT arm (`--request`) must come
+    /// out as an error. Shows that the early-data check works.
+    #[arg(long, conflicts_with = "break_resumption")]
+    pub refuse_early_data: bool,
+
     #[command(flatten)]
     pub peers: crate::peers::PeerArgs,
 }

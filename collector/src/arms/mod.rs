@@ -28,6 +28,8 @@ pub enum Fault {
     None,
     /// Servers keep no session state and issue no tickets: resumption cannot happen.
     NoSessionStore,
+    /// Servers refuse early data: a 0-RTT arm's request waits for the handshake.
+    NoEarlyData,
 }
 
 /// One arm, as a value.

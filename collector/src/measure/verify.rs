@@ -219,6 +219,54 @@ mod tests {
     }
 
     #[test]
+    fn refused_early_data_is_flagged_on_each_end_that_refused() {
+        let zero_rtt = ArmSpec {
+            early_data: true,
+            resumption: Some(Resumption::Stateful),
+            ..arm(Protocol::Tls13, Mode::Resumed)
+        };
+        let mut o = outcome(Resumed, TLSv1_3, Some(X25519));
+        o.client.as_mut().unwrap().early_data = Some((true, true));
+        o.server.as_mut().unwrap().early_data = Some((true, true));
+        assert!(check(&zero_rtt, &o, true).is_empty());
+        // Offered, but the server refused it: both ends say so.
+        o.client.as_mut().unwrap().early_data = Some((true, false));
+        o.server.as_mut().unwrap().early_data = Some((false, false));
+        assert_eq!(
+            check(&zero_rtt, &o, true),
+            vec![
+                "client did not accept early data (0-RTT)",
+                "server did not accept early data (0-RTT)"
+            ]
+        );
+        // An end that says nothing about early data did not accept it either.
+        o.client.as_mut().unwrap().early_data = Some((true, true));
+        o.server.as_mut().unwrap().early_data = None;
+        assert_eq!(
+            check(&zero_rtt, &o, true),
+            vec!["server did not accept early data (0-RTT)"]
+        );
+    }
+
+    #[test]
+    fn a_hello_retry_on_a_full_arm_is_named_as_such() {
+        // The group is pinned on both ends, so a HelloRetryRequest means the handshake
+        // was not the one the arm measures (an extra round trip): flagged, by name.
+        let o = outcome(
+            rustls::HandshakeKind::FullWithHelloRetryRequest,
+            TLSv1_3,
+            Some(X25519),
+        );
+        assert_eq!(
+            check(&arm(Protocol::Tls13, Mode::Full), &o, true),
+            vec![
+                "client reported a full (with HelloRetryRequest) handshake, expected full",
+                "server reported a full (with HelloRetryRequest) handshake, expected full"
+            ]
+        );
+    }
+
+    #[test]
     fn missing_server_report_is_flagged() {
         let mut o = outcome(Full, TLSv1_3, Some(X25519));
         o.server = None;

@@ -71,11 +71,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let control = phases::plan(&mut specs, args.no_phases, request);
-    if args.break_resumption {
-        specs
-            .iter_mut()
-            .for_each(|s| s.fault = Fault::NoSessionStore);
-    }
+    let fault = match (args.break_resumption, args.refuse_early_data) {
+        (true, _) => Fault::NoSessionStore,
+        (_, true) => Fault::NoEarlyData,
+        _ => Fault::None,
+    };
+    specs.iter_mut().for_each(|s| s.fault = fault);
     write::check_writable(&args.out)
         .map_err(|e| anyhow::anyhow!("{e:#} (checked before measuring; nothing was run)"))?;
 

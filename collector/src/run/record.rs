@@ -78,6 +78,8 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         "fault",
         if args.break_resumption {
             "no-session-store (--break-resumption)"
+        } else if args.refuse_early_data {
+            "no-early-data (--refuse-early-data)"
         } else {
             "none"
         }

@@ -56,9 +56,9 @@ pub(crate) fn server_config(arm: &ArmSpec, certs: &CertStore) -> Result<ServerCo
         Fault::None if arm.resumption == Some(Resumption::Ticket) => {
             cfg.ticketer = aws_lc_rs::Ticketer::new()?;
         }
-        Fault::None => {}
+        Fault::None | Fault::NoEarlyData => {}
     }
-    if arm.early_data {
+    if arm.early_data && arm.fault != Fault::NoEarlyData {
         // rustls accepts 0-RTT only with stateful resumption and a non-zero limit; the
         // answer may go out before the handshake completes (half-RTT data).
         cfg.max_early_data_size = 16 * 1024;
