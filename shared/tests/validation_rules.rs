@@ -1,0 +1,118 @@
+//! Each rule of `Evidence::violations` with an example that breaks it, and the path the
+//! violation names (written out). The sample evidence: arms[0] TCP connect, arms[1] TLS
+//! 1.3 full, arms[2] TLS 1.3 resumed by ticket, 4 connections each; comparisons[0] the
+//! resume speedup of arms[1] over arms[2].
+
+use shared::{sample, EarlyData, Evidence, Resumption};
+
+/// The paths `e` breaks, after checking that the untouched sample breaks none.
+fn paths(change: impl FnOnce(&mut Evidence)) -> Vec<String> {
+    let mut e = sample::evidence();
+    assert!(e.violations().is_empty(), "{:?}", e.violations());
+    change(&mut e);
+    e.violations().into_iter().map(|v| v.path).collect()
+}
+
+fn breaks(path: &str, change: impl FnOnce(&mut Evidence)) {
+    let got = paths(change);
+    assert!(
+        got.iter().any(|p| p == path),
+        "expected {path}, got {got:?}"
+    );
+}
+
+#[test]
+fn early_data_accepted_within_offered_within_succeeded() {
+    breaks("arms[2].early_data", |e| {
+        e.arms[2].early_data = Some(EarlyData {
+            offered: 3,
+            accepted: 4,
+        })
+    });
+    breaks("arms[2].early_data", |e| {
+        e.arms[2].early_data = Some(EarlyData {
+            offered: 5,
+            accepted: 1,
+        })
+    });
+    assert!(paths(|e| e.arms[2].early_data = Some(EarlyData {
+        offered: 4,
+        accepted: 4
+    }))
+    .is_empty());
+}
+
+#[test]
+fn resumption_is_named_on_resumed_arms_only() {
+    breaks("arms[1].resumption", |e| {
+        e.arms[1].resumption = Some(Resumption::Ticket)
+    });
+    breaks("arms[2].resumption", |e| e.arms[2].resumption = None);
+}
+
+#[test]
+fn a_ratio_is_finite_and_positive() {
+    for bad in [0.0, -2.0, f64::NAN, f64::INFINITY] {
+        breaks("comparisons[0].p50_ratio", |e| {
+            e.comparisons[0].p50_ratio = bad
+        });
+    }
+}
+
+#[test]
+fn a_comparison_ci_is_in_order() {
+    breaks("comparisons[0].ci95", |e| {
+        e.comparisons[0].ci95 = Some([3.0, 1.0])
+    });
+}
+
+#[test]
+fn samples_are_finite_and_not_negative() {
+    breaks("arms[1].samples_us[2]", |e| {
+        e.arms[1].samples_us[2] = f64::INFINITY
+    });
+    breaks("arms[1].samples_us[0]", |e| e.arms[1].samples_us[0] = -1.0);
+}
+
+#[test]
+fn no_latency_when_nothing_succeeded() {
+    breaks("arms[0].latency_us", |e| {
+        let a = &mut e.arms[0];
+        (a.succeeded, a.failed) = (0, a.attempted);
+        a.samples_us.clear();
+        // latency_us is left as it was.
+    });
+}
+
+#[test]
+fn resumed_on_either_end_is_at_most_succeeded() {
+    breaks("arms[2].resumed.client", |e| e.arms[2].resumed.client = 5);
+    breaks("arms[2].resumed.server", |e| e.arms[2].resumed.server = 5);
+}
+
+#[test]
+fn min_p50_p95_p99_max_in_order() {
+    breaks("arms[1].latency_us.p50", |e| {
+        e.arms[1].latency_us.as_mut().unwrap().min = 1000.0
+    });
+    breaks("arms[1].latency_us.max", |e| {
+        e.arms[1].latency_us.as_mut().unwrap().max = 1.0
+    });
+}
+
+#[test]
+fn a_comparison_names_its_baseline_among_the_arms() {
+    breaks("comparisons[0].baseline", |e| {
+        e.comparisons[0].baseline = "nope".into()
+    });
+}
+
+#[test]
+fn an_arm_with_an_error_is_in_no_comparison() {
+    breaks("comparisons[0].candidate", |e| {
+        e.arms[2].error = Some("0 of 4 connections resumed".into())
+    });
+    breaks("comparisons[0].baseline", |e| {
+        e.arms[1].error = Some("broken".into())
+    });
+}
