@@ -67,6 +67,9 @@ fn spawn(dir: &std::path::Path, rtt: &str, samples: &str) -> Child {
 
 #[test]
 fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
+    if !e2e::needs_root("twenty_ms_rtt_shows_the_textbook_round_trip_pattern") {
+        return;
+    }
     let _serial = one_at_a_time();
     let dir = scratch("rtt-20");
     // 24 samples per arm in the default 10 rounds: medians that a few slow connections
@@ -150,6 +153,9 @@ fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
 
 #[test]
 fn ctrl_c_during_an_rtt_run_removes_the_namespaces() {
+    if !e2e::needs_root("ctrl_c_during_an_rtt_run_removes_the_namespaces") {
+        return;
+    }
     let _serial = one_at_a_time();
     let dir = scratch("rtt-ctrl-c");
     let child = spawn(&dir, "50ms", "200");

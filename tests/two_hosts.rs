@@ -82,6 +82,9 @@ fn wait_for(path: &Path) {
 
 #[test]
 fn serve_on_one_host_run_on_another() {
+    if !e2e::needs_root("serve_on_one_host_run_on_another") {
+        return;
+    }
     let dir = scratch("two-hosts");
     let ca = dir.join("ca.pem");
     let hosts = Hosts::new();

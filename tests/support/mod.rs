@@ -95,3 +95,36 @@ pub fn interrupt(child: std::process::Child) -> std::process::Output {
     assert!(sent.success(), "kill -INT failed");
     child.wait_with_output().unwrap()
 }
+
+/// Whether this process runs as root (effective uid 0, from /proc/self/status).
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|euid| euid == "0"))
+        })
+        .unwrap_or(false)
+}
+
+/// For a test that needs root (network namespaces, TUN devices): true when it may run.
+/// As another user the test is skipped with a printed reason, never silently; under
+/// `cargo xtask test` (which sets `HLAB_ROOT_TESTS=required`, as CI runs it) a missing
+/// root is a failure instead, so no root-only test can be skipped there.
+pub fn needs_root(test: &str) -> bool {
+    if is_root() {
+        return true;
+    }
+    let why = format!(
+        "{test} needs root (it makes network namespaces and TUN devices); run the tests as root, as `cargo xtask test` and CI do"
+    );
+    if std::env::var_os("HLAB_ROOT_TESTS").is_some_and(|v| v == "required") {
+        panic!("{why}");
+    }
+    // Straight to stderr, not through eprintln!: the test harness captures that and
+    // shows it only for failures, and a skip must be seen.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+    false
+}

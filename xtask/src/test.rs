@@ -22,7 +22,12 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     tools::ensure_apt("python3", &["python3"])?;
     tools::ensure_apt("ip", &["iproute2"])?;
     step("running unit and end-to-end tests (the site tests run headless Chromium)");
-    tools::run(cargo().args(["test", "--workspace", "--locked"]))?;
+    // Root-only tests (network namespaces, TUN) fail here rather than skip.
+    tools::run(
+        cargo()
+            .args(["test", "--workspace", "--locked"])
+            .env("HLAB_ROOT_TESTS", "required"),
+    )?;
     step("all tests passed");
     Ok(ExitCode::SUCCESS)
 }
