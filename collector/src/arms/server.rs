@@ -2,7 +2,7 @@
 //! at a time, lets the arm's handler run each, and reports what the handshake was.
 
 use std::io::Read;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -15,10 +15,12 @@ use socket2::{Domain, Socket, Type};
 use super::Handshake;
 use crate::netem::Placement;
 
-/// What the server saw on one connection, keyed by the client's port.
+/// What the server saw on one connection, keyed by the client's address.
 #[derive(Debug)]
 pub struct ServerReport {
     pub peer_port: u16,
+    /// None when the socket had no peer address any more.
+    pub peer_ip: Option<IpAddr>,
     pub result: std::result::Result<Option<Handshake>, String>,
 }
 
@@ -102,11 +104,23 @@ impl Server {
     /// The server's report for the connection from `local_port`, skipping stale reports
     /// from earlier connections that failed on the client side.
     pub fn report_for(&self, local_port: u16, timeout: Duration) -> Result<Option<Handshake>> {
+        self.report_from(None, local_port, timeout)
+    }
+
+    /// As [`Server::report_for`], and when `ip` is given the report must be for a
+    /// connection from that address too (a client on another host: its port alone could
+    /// be any other host's).
+    pub fn report_from(
+        &self,
+        ip: Option<IpAddr>,
+        port: u16,
+        timeout: Duration,
+    ) -> Result<Option<Handshake>> {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.reports.recv_timeout(left) {
-                Ok(r) if r.peer_port == local_port => {
+                Ok(r) if r.peer_port == port && (ip.is_none() || r.peer_ip == ip) => {
                     return r.result.map_err(|e| anyhow!("server side: {e}"));
                 }
                 Ok(_) => continue,
@@ -144,10 +158,15 @@ fn accept_loop(
             return;
         }
         let Ok(stream) = stream else { continue };
-        let peer_port = stream.peer_addr().map(|a| a.port()).unwrap_or(0);
+        let peer = stream.peer_addr().ok();
+        let (peer_port, peer_ip) = (peer.map_or(0, |a| a.port()), peer.map(|a| a.ip()));
         let setup = ready_accepted(&stream, io_timeout);
         let mut report = |result| {
-            let _ = tx.send(ServerReport { peer_port, result });
+            let _ = tx.send(ServerReport {
+                peer_port,
+                peer_ip,
+                result,
+            });
         };
         match setup {
             Ok(()) => handler.handle(stream, &mut report),

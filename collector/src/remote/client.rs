@@ -11,7 +11,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::CertificateDer;
 use rustls::RootCertStore;
 
-use super::wire::{self, Manifest, ReportReply, Request, PROTOCOL_VERSION};
+use super::wire::{self, HelloReply, Manifest, ReportReply, Request, PROTOCOL_VERSION};
 use std::sync::atomic::AtomicBool;
 
 use crate::arms::{tcp, tls, ArmSpec, Handshake, Outcome, Session, SessionOptions};
@@ -25,16 +25,27 @@ pub struct Remote {
 }
 
 impl Remote {
-    pub fn connect(target: SocketAddr, timeout: Duration) -> Result<Remote> {
+    pub fn connect(target: SocketAddr, token: &str, timeout: Duration) -> Result<Remote> {
         let stream = TcpStream::connect_timeout(&target, timeout)
             .with_context(|| format!("could not reach `collector serve` at {target}"))?;
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(timeout * 2))?;
+        stream.set_write_timeout(Some(timeout * 2))?;
         let mut reader = BufReader::new(stream.try_clone()?);
         let mut writer = BufWriter::new(stream);
-        wire::send(&mut writer, &Request::Manifest)?;
-        let manifest: Manifest = wire::receive(&mut reader)?
+        wire::send(
+            &mut writer,
+            &Request::Hello {
+                protocol_version: PROTOCOL_VERSION,
+                token: token.to_string(),
+            },
+        )?;
+        let reply: HelloReply = wire::receive(&mut reader)
+            .with_context(|| {
+                format!("{target} did not answer as `collector serve` {PROTOCOL_VERSION} would (an older collector?)")
+            })?
             .ok_or_else(|| anyhow!("{target} closed the control connection"))?;
+        let manifest = reply.map_err(|e| anyhow!("collector serve at {target}: {e}"))?;
         if manifest.protocol_version != PROTOCOL_VERSION {
             bail!(
                 "{target} speaks control protocol {}, this collector {PROTOCOL_VERSION}: use the same collector version on both hosts",
@@ -157,9 +168,12 @@ impl Session for RemoteSession {
 
 /// Measures the arms `collector serve` at `target` offers (those matching `filter`),
 /// returning their evidence and the server host's environment.
+// One call site (run/mod.rs), each argument a separate run flag.
+#[allow(clippy::too_many_arguments)]
 pub fn arms(
     target: SocketAddr,
     ca_file: &Path,
+    token: &str,
     allow_remote: bool,
     filter: Option<&str>,
     plan: &Plan,
@@ -167,7 +181,7 @@ pub fn arms(
     stop: &AtomicBool,
 ) -> Result<(Vec<shared::Arm>, shared::Environment)> {
     super::serve::check_address(&target, allow_remote, "--target")?;
-    let remote = Arc::new(Remote::connect(target, io_timeout)?);
+    let remote = Arc::new(Remote::connect(target, token, io_timeout)?);
     let served: Vec<ArmSpec> = remote.manifest.arms.iter().map(|a| a.spec()).collect();
     let keep: Vec<ArmSpec> = match filter {
         Some(f) => crate::arms::filter(served.clone(), f),

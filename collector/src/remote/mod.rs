@@ -4,4 +4,5 @@
 
 pub mod client;
 pub mod serve;
+mod session;
 mod wire;

@@ -1,14 +1,16 @@
 //! `collector serve`: the server side of every arm on one host, for a client on another.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufReader, BufWriter};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use super::wire::{self, Manifest, ReportReply, Request, ServedArm, WireFacts, PROTOCOL_VERSION};
+use super::session::{accept_control, Control};
+use super::wire::{Manifest, ServedArm, PROTOCOL_VERSION};
 use crate::arms::server::Server;
 use crate::arms::{self, tcp, tls, SessionOptions};
 use crate::certs::CertStore;
@@ -70,9 +72,10 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         arms: served,
         leaves,
     };
+    let token = new_token()?;
     eprintln!(
         "collector serve: {} arms on {ip}, control on {}; CA certificates (no keys) in {}\n\
-         client: collector run --target {} --ca {}{}\n\
+         client: collector run --target {} --ca {} --token {token}{}\n\
          Ctrl-C stops the servers.",
         specs.len(),
         args.listen,
@@ -85,45 +88,20 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             " --allow-remote"
         }
     );
-    // One client at a time: reports are paired by port per arm.
-    for stream in control.incoming() {
-        let Ok(stream) = stream else { continue };
-        let peer = stream
-            .peer_addr()
-            .map(|a| a.to_string())
-            .unwrap_or_default();
-        eprintln!("collector serve: client {peer} connected");
-        if let Err(e) = session(stream, &manifest, &servers, io_timeout) {
-            eprintln!("collector serve: client {peer}: {e:#}");
-        }
-        eprintln!("collector serve: client {peer} done");
-    }
+    let control_state = Arc::new(Control {
+        manifest,
+        token,
+        io_timeout,
+        servers: Mutex::new(servers),
+        connections: AtomicUsize::new(0),
+    });
+    accept_control(control, control_state);
     Ok(ExitCode::SUCCESS)
 }
 
-fn session(
-    stream: TcpStream,
-    manifest: &Manifest,
-    servers: &HashMap<String, Server>,
-    timeout: Duration,
-) -> Result<()> {
-    stream.set_nodelay(true)?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut writer = BufWriter::new(stream);
-    while let Some(request) = wire::receive::<Request>(&mut reader)? {
-        match request {
-            Request::Manifest => wire::send(&mut writer, manifest)?,
-            Request::Report { arm, port } => {
-                let reply: ReportReply = match servers.get(&arm) {
-                    None => Err(format!("no arm `{arm}` is served here")),
-                    Some(server) => server
-                        .report_for(port, timeout)
-                        .map(|facts| facts.as_ref().map(WireFacts::from))
-                        .map_err(|e| format!("{e:#}")),
-                };
-                wire::send(&mut writer, &reply)?;
-            }
-        }
-    }
-    Ok(())
+/// A new random token: 128 bits, hex.
+pub fn new_token() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    aws_lc_rs::rand::fill(&mut bytes).map_err(|_| anyhow::anyhow!("no random bytes"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
