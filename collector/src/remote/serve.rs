@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use super::session::{accept_control, Control};
+use super::session::{accept_control, guard_all, Control};
 use super::wire::{Manifest, ServedArm, PROTOCOL_VERSION};
 use crate::arms::server::Server;
 use crate::arms::{self, tcp, tls, SessionOptions};
@@ -92,9 +92,15 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         manifest,
         token,
         io_timeout,
-        servers: Mutex::new(servers),
+        servers: Mutex::new(HashMap::new()),
         connections: AtomicUsize::new(0),
     });
+    // Nobody reaches an arm until a client has a session.
+    guard_all(&servers, &control_state, None)?;
+    *control_state
+        .servers
+        .lock()
+        .map_err(|_| anyhow::anyhow!("servers poisoned"))? = servers;
     accept_control(control, control_state);
     Ok(ExitCode::SUCCESS)
 }

@@ -143,10 +143,32 @@ fn connection(stream: TcpStream, peer: SocketAddr, state: &Control) -> Result<()
         Err(TryLockError::Poisoned(p)) => p.into_inner(),
     };
     eprintln!("collector serve: client {peer} connected");
-    wire::send(&mut writer, &(Ok(&state.manifest) as Result<_, String>))?;
-    let result = session(&stream, &mut reader, &mut writer, peer, &servers, state);
+    // The arms serve this client's host only, for the session.
+    let opened = guard_all(&servers, state, Some(peer.ip())).and_then(|()| {
+        wire::send(&mut writer, &(Ok(&state.manifest) as Result<_, String>))?;
+        session(&stream, &mut reader, &mut writer, peer, &servers, state)
+    });
+    let closed = guard_all(&servers, state, None);
     eprintln!("collector serve: client {peer} done");
-    result
+    opened.and(closed)
+}
+
+/// How long one arm connection may last in all: three times the I/O timeout.
+pub fn arm_deadline(io_timeout: Duration) -> Duration {
+    io_timeout.saturating_mul(3)
+}
+
+/// Lets only `allowed` (None: nobody) connect to every arm, each connection for at most
+/// [`arm_deadline`].
+pub fn guard_all(
+    servers: &HashMap<String, Server>,
+    state: &Control,
+    allowed: Option<std::net::IpAddr>,
+) -> Result<()> {
+    for server in servers.values() {
+        server.guard(arm_deadline(state.io_timeout), allowed)?;
+    }
+    Ok(())
 }
 
 fn session(
