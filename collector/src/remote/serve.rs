@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
+use super::secure;
 use super::session::{accept_control, guard_all, Control};
 use super::wire::{Manifest, ServedArm, PROTOCOL_VERSION};
 use crate::arms::server::Server;
@@ -38,7 +39,20 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         )
     })?;
     let specs = arms::default_set(&args.set.certs, &args.set.groups, args.request);
-    let certs = CertStore::generate(specs.iter().filter_map(|s| s.cert))?;
+    // The control channel's TLS uses the first cert kind's leaf (made even if no arm
+    // uses it), so its CA is in the bundle the client trusts.
+    let control_kind = args
+        .set
+        .certs
+        .first()
+        .copied()
+        .unwrap_or(shared::CertKind::EcdsaP256);
+    let certs = CertStore::generate(
+        specs
+            .iter()
+            .filter_map(|s| s.cert)
+            .chain(std::iter::once(control_kind)),
+    )?;
     write::write_atomic(&args.ca_out, certs.ca_bundle().as_bytes())?;
     let io_timeout = Duration::from_millis(args.io_timeout_ms);
     let opts = SessionOptions {
@@ -92,6 +106,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         manifest,
         token,
         io_timeout,
+        tls: secure::server_config(&certs, control_kind)?,
         servers: Mutex::new(HashMap::new()),
         connections: AtomicUsize::new(0),
     });

@@ -1,16 +1,19 @@
 //! `collector serve`'s control connections: each in its own thread (a bounded number),
-//! authenticated by the token `serve` printed, one run at a time (others are told
+//! over TLS with the run's CA, authenticated by the token `serve` printed, one run at a time (others are told
 //! "busy"), every read under an idle timeout and the whole session under a deadline.
 
 use std::collections::HashMap;
-use std::io::{BufReader, BufWriter};
+use std::io::{BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, TryLockError};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
+use rustls::StreamOwned;
+
+use super::secure::ServerStream;
 use super::wire::{self, HelloReply, Manifest, ReportReply, Request, WireFacts};
 use crate::arms::server::Server;
 
@@ -28,6 +31,8 @@ pub struct Control {
     pub manifest: Manifest,
     pub token: String,
     pub io_timeout: Duration,
+    /// TLS with one of the run's leaves.
+    pub tls: Arc<rustls::ServerConfig>,
     /// Held by the one session running; `try_lock` failing means busy.
     pub servers: Mutex<HashMap<String, Server>>,
     pub connections: AtomicUsize,
@@ -93,32 +98,57 @@ fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
-fn connection(stream: TcpStream, peer: SocketAddr, state: &Control) -> Result<()> {
-    stream.set_nodelay(true)?;
-    stream.set_read_timeout(Some(HELLO_TIMEOUT))?;
-    stream.set_write_timeout(Some(HELLO_TIMEOUT))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut writer = BufWriter::new(stream.try_clone()?);
-    let refuse = |w: &mut BufWriter<TcpStream>, why: String| -> Result<()> {
-        let _ = wire::send(w, &(Err(why.clone()) as HelloReply));
-        linger(w.get_ref());
+/// Shuts `tcp` down unless `done` is set within [`HELLO_TIMEOUT`]: the TLS handshake
+/// and the hello together, however slowly dripped (each read has its own timeout too).
+fn watch_hello(tcp: &TcpStream, done: Arc<AtomicBool>) -> Result<()> {
+    let tcp = tcp.try_clone()?;
+    std::thread::Builder::new()
+        .name("control hello".into())
+        .spawn(move || {
+            let until = Instant::now() + HELLO_TIMEOUT;
+            while Instant::now() < until {
+                if done.load(Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            if !done.load(Ordering::SeqCst) {
+                let _ = tcp.shutdown(std::net::Shutdown::Both);
+            }
+        })?;
+    Ok(())
+}
+
+fn connection(tcp: TcpStream, peer: SocketAddr, state: &Control) -> Result<()> {
+    tcp.set_nodelay(true)?;
+    tcp.set_read_timeout(Some(HELLO_TIMEOUT))?;
+    tcp.set_write_timeout(Some(HELLO_TIMEOUT))?;
+    let hello_done = Arc::new(AtomicBool::new(false));
+    watch_hello(&tcp, hello_done.clone())?;
+    let tls = rustls::ServerConnection::new(state.tls.clone())?;
+    let mut reader = BufReader::new(StreamOwned::new(tls, tcp));
+    let refuse = |r: &mut BufReader<ServerStream>, why: String| -> Result<()> {
+        let _ = wire::send(r.get_mut(), &(Err(why.clone()) as HelloReply));
+        r.get_mut().conn.send_close_notify();
+        let _ = r.get_mut().flush();
+        linger(&r.get_ref().sock);
         bail!("refused: {why}")
     };
     let hello = match wire::receive::<Request>(&mut reader) {
         Ok(Some(h)) => h,
         Ok(None) => bail!("closed before saying hello"),
-        Err(e) => return refuse(&mut writer, format!("{e:#}")),
+        Err(e) => return refuse(&mut reader, format!("{e:#}")),
     };
     let Request::Hello {
         protocol_version,
         token,
     } = hello
     else {
-        return refuse(&mut writer, "the first message must be hello".into());
+        return refuse(&mut reader, "the first message must be hello".into());
     };
     if protocol_version != state.manifest.protocol_version {
         return refuse(
-            &mut writer,
+            &mut reader,
             format!(
                 "this server speaks control protocol {}, the client {protocol_version}: use the same collector version on both hosts",
                 state.manifest.protocol_version
@@ -127,7 +157,7 @@ fn connection(stream: TcpStream, peer: SocketAddr, state: &Control) -> Result<()
     }
     if !same(&token, &state.token) {
         return refuse(
-            &mut writer,
+            &mut reader,
             "wrong --token (collector serve prints the one to use when it starts)".into(),
         );
     }
@@ -135,18 +165,22 @@ fn connection(stream: TcpStream, peer: SocketAddr, state: &Control) -> Result<()
         Ok(guard) => guard,
         Err(TryLockError::WouldBlock) => {
             return refuse(
-                &mut writer,
+                &mut reader,
                 "busy: another client's run is using these servers; try again when it ends".into(),
             )
         }
         // A session thread panicked while holding it: the servers are still usable.
         Err(TryLockError::Poisoned(p)) => p.into_inner(),
     };
+    hello_done.store(true, Ordering::SeqCst);
     eprintln!("collector serve: client {peer} connected");
     // The arms serve this client's host only, for the session.
     let opened = guard_all(&servers, state, Some(peer.ip())).and_then(|()| {
-        wire::send(&mut writer, &(Ok(&state.manifest) as Result<_, String>))?;
-        session(&stream, &mut reader, &mut writer, peer, &servers, state)
+        wire::send(
+            reader.get_mut(),
+            &(Ok(&state.manifest) as Result<_, String>),
+        )?;
+        session(&mut reader, peer, &servers, state)
     });
     let closed = guard_all(&servers, state, None);
     eprintln!("collector serve: client {peer} done");
@@ -172,21 +206,25 @@ pub fn guard_all(
 }
 
 fn session(
-    stream: &TcpStream,
-    reader: &mut BufReader<TcpStream>,
-    writer: &mut BufWriter<TcpStream>,
+    reader: &mut BufReader<ServerStream>,
     peer: SocketAddr,
     servers: &HashMap<String, Server>,
     state: &Control,
 ) -> Result<()> {
     let deadline = Instant::now() + SESSION_LIMIT;
-    stream.set_write_timeout(Some(IDLE_TIMEOUT))?;
+    reader
+        .get_ref()
+        .sock
+        .set_write_timeout(Some(IDLE_TIMEOUT))?;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             bail!("session ended after {SESSION_LIMIT:?}");
         }
-        stream.set_read_timeout(Some(left.min(IDLE_TIMEOUT)))?;
+        reader
+            .get_ref()
+            .sock
+            .set_read_timeout(Some(left.min(IDLE_TIMEOUT)))?;
         let Some(request) = wire::receive::<Request>(reader)? else {
             return Ok(());
         };
@@ -201,7 +239,7 @@ fn session(
                     .map_err(|e| format!("{e:#}")),
             },
         };
-        wire::send(writer, &reply)?;
+        wire::send(reader.get_mut(), &reply)?;
     }
 }
 
