@@ -1,6 +1,7 @@
 //! `collector serve`'s control connections: each in its own thread (a bounded number),
-//! over TLS with the run's CA, authenticated by the token `serve` printed, one run at a time (others are told
-//! "busy"), every read under an idle timeout and the whole session under a deadline.
+//! over TLS with the run's CA, authenticated by the token `serve` printed, one run at a
+//! time (others are told "busy"), the hello within a deadline, every later read under
+//! an idle timeout and the whole session under a deadline.
 
 use std::collections::HashMap;
 use std::io::{BufReader, Write};
