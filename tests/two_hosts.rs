@@ -2,6 +2,7 @@
 //! server's address is not loopback), `collector serve` in one, `collector run
 //! --target` in the other. Needs root, as CI has.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -80,6 +81,25 @@ fn wait_for(path: &Path) {
     }
 }
 
+/// The token from serve's `--token T` hint; the rest of its stderr is drained.
+fn printed_token(server: &mut Child) -> String {
+    let stderr = server.stderr.take().expect("stderr piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some((_, rest)) = line.split_once("--token ") {
+                let token: String = rest.chars().take_while(char::is_ascii_hexdigit).collect();
+                let _ = tx.send(token);
+            }
+        }
+    });
+    let token = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("serve prints --token");
+    assert_eq!(token.len(), 32, "128 bits in hex: {token}");
+    token
+}
+
 #[test]
 fn serve_on_one_host_run_on_another() {
     if !e2e::needs_root("serve_on_one_host_run_on_another") {
@@ -99,7 +119,7 @@ fn serve_on_one_host_run_on_another() {
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--allow-remote"));
 
-    let _server = Killed(
+    let mut server = Killed(
         hosts
             .exec(&hosts.server)
             .args([
@@ -115,10 +135,11 @@ fn serve_on_one_host_run_on_another() {
             .arg("--ca-out")
             .arg(&ca)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap(),
     );
+    let token = printed_token(&mut server.0);
     wait_for(&ca);
     let pem = std::fs::read_to_string(&ca).unwrap();
     assert!(
@@ -126,24 +147,39 @@ fn serve_on_one_host_run_on_another() {
         "the CA file holds no key"
     );
 
-    let out = hosts
-        .exec(&hosts.client)
-        .args([
-            "run",
-            "--target",
-            listen,
-            "--allow-remote",
-            "--quick",
-            "--samples",
-            "20",
-            "--no-floor",
-        ])
-        .arg("--ca")
-        .arg(&ca)
-        .arg("--out")
-        .arg(dir.join("results"))
-        .output()
-        .unwrap();
+    let run = |token: &str| {
+        hosts
+            .exec(&hosts.client)
+            .args([
+                "run",
+                "--target",
+                listen,
+                "--allow-remote",
+                "--quick",
+                "--samples",
+                "20",
+                "--no-floor",
+                "--token",
+                token,
+            ])
+            .arg("--ca")
+            .arg(&ca)
+            .arg("--out")
+            .arg(dir.join("results"))
+            .output()
+            .unwrap()
+    };
+    // Without the token serve printed, no session (and no evidence).
+    let forged = run("00000000000000000000000000000000");
+    assert_eq!(forged.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&forged.stderr);
+    assert!(stderr.contains("wrong --token"), "{stderr}");
+    let written = std::fs::read_dir(dir.join("results"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(written, 0, "no evidence from a refused session");
+
+    let out = run(&token);
     assert!(
         out.status.success(),
         "stderr: {}",

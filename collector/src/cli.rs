@@ -207,9 +207,13 @@ pub struct RunArgs {
     pub rtt: Option<String>,
 
     /// Run the client side against `collector serve` at ADDR (its control address)
-    /// instead of starting local servers. Needs --ca.
-    #[arg(long, value_name = "ADDR", requires = "ca")]
+    /// instead of starting local servers. Needs --ca and --token.
+    #[arg(long, value_name = "ADDR", requires = "ca", requires = "token")]
     pub target: Option<std::net::SocketAddr>,
+
+    /// The token `collector serve` printed when it started (with --target).
+    #[arg(long, value_name = "TOKEN", requires = "target")]
+    pub token: Option<String>,
 
     /// The CA bundle `collector serve` wrote: the only certificates the client trusts.
     #[arg(long, value_name = "FILE")]

@@ -30,7 +30,8 @@ USAGE:
 
     cargo xtask serve [SITE] [--port N]
         Serve a built site on 127.0.0.1 (default port 8000, the next free one when
-        taken; 0: any free port). Prints the URL first. Ctrl-C stops.
+        taken; 0: any free port). Prints the URL first. Ctrl-C stops. Answers only
+        Host 127.0.0.1:PORT / localhost:PORT, never a file outside SITE.
 
     cargo xtask test
         Run every test: formatting check, unit tests, end-to-end tests.

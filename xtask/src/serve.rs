@@ -3,11 +3,22 @@
 //! `cargo xtask serve [DIR] [--port N]`: `--port 0` lets the system pick; when the asked
 //! port is taken the next free one is used and said. The first line on stdout is the URL.
 //! Ctrl-C stops it.
+//!
+//! Only `Host: 127.0.0.1:PORT` and `localhost:PORT` are answered (a page elsewhere that
+//! rebinds its DNS name to 127.0.0.1 is refused with 421), no file outside the folder is
+//! served (symlinks included), and each connection is bounded in size, time and number.
 
-use std::io::{BufRead, BufReader, Write};
+mod http;
+
+use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use http::{Answer, HeadError};
 
 use anyhow::{bail, Context, Result};
 
@@ -62,6 +73,34 @@ pub fn bind(port: u16) -> Result<TcpListener> {
     )
 }
 
+/// What one connection may cost. Hand-written rather than a server crate: the site is
+/// static and loopback-only, and these few limits are all it needs.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Longest request line (414 beyond).
+    pub max_request_line: usize,
+    /// Largest request head, request line and headers (431 beyond).
+    pub max_head: usize,
+    /// The whole head must arrive within this, however it is dripped (408 after).
+    pub head_deadline: Duration,
+    /// Each write of the answer (a reader that stops reading is dropped).
+    pub write_timeout: Duration,
+    /// Connections served at once; one more gets 503 and is closed.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_request_line: 4096,
+            max_head: 16 * 1024,
+            head_deadline: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(10),
+            max_connections: 32,
+        }
+    }
+}
+
 /// Serves `dir` until the process is stopped.
 pub fn serve(dir: &Path, port: u16) -> Result<()> {
     if !dir.is_dir() {
@@ -84,134 +123,130 @@ pub fn serve(dir: &Path, port: u16) -> Result<()> {
         dir.display()
     );
     let _ = std::io::stdout().flush();
-    let dir = dir.to_path_buf();
+    accept_loop(listener, dir, Limits::default())
+}
+
+/// Accepts forever. The root is canonicalised once, so every file's real path can be
+/// checked against it.
+pub fn accept_loop(listener: TcpListener, dir: &Path, limits: Limits) -> Result<()> {
+    let root = Arc::new(
+        dir.canonicalize()
+            .with_context(|| format!("cannot resolve {}", dir.display()))?,
+    );
+    let port = listener.local_addr()?.port();
+    let limits = Arc::new(limits);
+    let busy = Arc::new(AtomicUsize::new(0));
+    let mut backoff = Duration::ZERO;
     for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
-        let dir = dir.clone();
-        std::thread::spawn(move || {
-            let _ = respond(stream, &dir);
-        });
+        let stream = match stream {
+            Ok(s) => {
+                backoff = Duration::ZERO;
+                s
+            }
+            Err(e) => {
+                // Out of file descriptors (EMFILE) fails every accept until one is freed:
+                // wait, longer each time, rather than spin.
+                backoff = (backoff * 2).clamp(Duration::from_millis(10), Duration::from_secs(1));
+                eprintln!("xtask: accept failed ({e}); retrying in {backoff:?}");
+                std::thread::sleep(backoff);
+                continue;
+            }
+        };
+        if busy.fetch_add(1, Ordering::SeqCst) >= limits.max_connections {
+            busy.fetch_sub(1, Ordering::SeqCst);
+            refuse_busy(stream);
+            continue;
+        }
+        let guard = Slot(busy.clone());
+        let (root, limits) = (root.clone(), limits.clone());
+        // The stream is shared so it can still be answered if no thread can be made.
+        let shared = Arc::new(stream);
+        let theirs = shared.clone();
+        let spawned = std::thread::Builder::new()
+            .name("serve-conn".into())
+            .spawn(move || {
+                let _guard = guard;
+                if let Ok(stream) = theirs.try_clone() {
+                    drop(theirs);
+                    let _ = respond(stream, &root, port, &limits);
+                }
+            });
+        if let Err(e) = spawned {
+            eprintln!("xtask: cannot start a thread ({e}); answering 503");
+            if let Ok(stream) = Arc::try_unwrap(shared) {
+                refuse_busy(stream);
+            }
+        }
     }
     Ok(())
 }
 
-fn respond(mut stream: TcpStream, dir: &Path) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request = String::new();
-    reader.read_line(&mut request)?;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
-            break;
-        }
-    }
-    let mut parts = request.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    if method != "GET" && method != "HEAD" {
-        return reply(&mut stream, 405, "text/plain", b"only GET and HEAD\n", true);
-    }
-    let body_wanted = method == "GET";
-    match resolve(dir, target) {
-        Some(path) => match std::fs::read(&path) {
-            Ok(body) => reply(&mut stream, 200, content_type(&path), &body, body_wanted),
-            Err(_) => reply(&mut stream, 404, "text/plain", b"not found\n", body_wanted),
-        },
-        None => reply(&mut stream, 404, "text/plain", b"not found\n", body_wanted),
+/// Decrements the connection count when a connection's thread ends (or never started).
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
-fn reply(
-    stream: &mut TcpStream,
-    code: u16,
-    kind: &str,
-    body: &[u8],
-    with_body: bool,
-) -> std::io::Result<()> {
-    let reason = match code {
-        200 => "OK",
-        404 => "Not Found",
-        _ => "Method Not Allowed",
+fn refuse_busy(mut stream: TcpStream) {
+    let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
+    let _ = http::reply_text(&mut stream, 503, "busy: too many connections\n", true);
+}
+
+/// Closes after an early answer without losing it: closing with unread request bytes
+/// makes the kernel send a reset that can discard the answer at the client, so stop
+/// writing, then read and drop what is still arriving (bounded in bytes and time).
+fn drain(stream: &mut TcpStream) {
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+    let mut sink = [0u8; 8192];
+    let until = Instant::now() + Duration::from_secs(1);
+    let mut left: usize = 4 << 20;
+    while Instant::now() < until && left > 0 {
+        match stream.read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => left = left.saturating_sub(n),
+        }
+    }
+}
+
+fn respond(mut stream: TcpStream, root: &Path, port: u16, limits: &Limits) -> std::io::Result<()> {
+    stream.set_write_timeout(Some(limits.write_timeout))?;
+    let deadline = Instant::now() + limits.head_deadline;
+    let head = match http::read_head(&mut stream, limits, deadline) {
+        Ok(head) => head,
+        Err(e) => {
+            let (code, text) = match e {
+                HeadError::LineTooLong => (414, "request line too long\n"),
+                HeadError::HeadTooLarge => (431, "request head too large\n"),
+                HeadError::Timeout => (408, "request not received in time\n"),
+                HeadError::Closed => return Ok(()),
+            };
+            http::reply_text(&mut stream, code, text, true)?;
+            drain(&mut stream);
+            return Ok(());
+        }
     };
-    write!(
-        stream,
-        "HTTP/1.1 {code} {reason}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
-         Cache-Control: no-cache\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
-        body.len()
-    )?;
-    if with_body {
-        stream.write_all(body)?;
-    }
-    stream.flush()
-}
-
-/// The file for a request target, never outside `dir`; folders serve their index.html.
-fn resolve(dir: &Path, target: &str) -> Option<PathBuf> {
-    let path = target.split(['?', '#']).next()?;
-    let decoded = percent_decode(path)?;
-    let mut out = dir.to_path_buf();
-    for c in Path::new(decoded.trim_start_matches('/')).components() {
-        match c {
-            Component::Normal(part) => out.push(part),
-            Component::CurDir => {}
-            _ => return None,
+    match http::answer(&head, root, port) {
+        Answer::Status(code, text, with_body) => {
+            http::reply_text(&mut stream, code, text, with_body)
         }
-    }
-    if out.is_dir() {
-        out.push("index.html");
-    }
-    out.is_file().then_some(out)
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
+        Answer::File(path, with_body) => {
+            let Ok(mut file) = std::fs::File::open(&path) else {
+                return http::reply_text(&mut stream, 404, "not found\n", with_body);
+            };
+            let len = file.metadata()?.len();
+            let mut out = std::io::BufWriter::new(&mut stream);
+            http::reply_head(&mut out, 200, http::content_type(&path), len)?;
+            if with_body {
+                std::io::copy(&mut (&mut file).take(len), &mut out)?;
+            }
+            out.flush()
         }
-    }
-    String::from_utf8(out).ok()
-}
-
-fn content_type(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
-        "js" => "text/javascript; charset=utf-8",
-        "wasm" => "application/wasm",
-        "json" => "application/json",
-        "css" => "text/css",
-        "png" => "image/png",
-        "csv" => "text/csv",
-        _ => "application/octet-stream",
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_stay_inside_the_site() {
-        let dir = std::env::temp_dir().join(format!("xtask-serve-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("results")).unwrap();
-        std::fs::write(dir.join("index.html"), "x").unwrap();
-        std::fs::write(dir.join("results/a b.json"), "{}").unwrap();
-        assert_eq!(resolve(&dir, "/"), Some(dir.join("index.html")));
-        assert_eq!(resolve(&dir, "/?run=x"), Some(dir.join("index.html")));
-        assert_eq!(
-            resolve(&dir, "/results/a%20b.json"),
-            Some(dir.join("results/a b.json"))
-        );
-        assert_eq!(resolve(&dir, "/../etc/passwd"), None);
-        assert_eq!(resolve(&dir, "/results/%2e%2e/%2e%2e/x"), None);
-        assert_eq!(resolve(&dir, "/missing.js"), None);
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
+mod tests;

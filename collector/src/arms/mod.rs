@@ -4,6 +4,7 @@
 //! [`Session`]: a server thread on loopback plus a client that makes one connection per
 //! call. The timing loop in [`crate::measure`] drives every kind of session the same way.
 
+pub mod guard;
 pub mod openssl;
 pub mod python;
 pub mod s_time;

@@ -2,7 +2,7 @@
 //! at a time, lets the arm's handler run each, and reports what the handshake was.
 
 use std::io::Read;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
@@ -12,13 +12,16 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use socket2::{Domain, Socket, Type};
 
+use super::guard::{Guard, MAX_PENDING_REPORTS};
 use super::Handshake;
 use crate::netem::Placement;
 
-/// What the server saw on one connection, keyed by the client's port.
+/// What the server saw on one connection, keyed by the client's address.
 #[derive(Debug)]
 pub struct ServerReport {
     pub peer_port: u16,
+    /// None when the socket had no peer address any more.
+    pub peer_ip: Option<IpAddr>,
     pub result: std::result::Result<Option<Handshake>, String>,
 }
 
@@ -39,6 +42,7 @@ pub trait Handler: Send + 'static {
 pub struct Server {
     addr: SocketAddr,
     reports: Receiver<ServerReport>,
+    guard: Arc<Guard>,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
 }
@@ -67,24 +71,27 @@ impl Server {
         })?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
+        let guard = Arc::new(Guard::default());
         let (tx, reports) = mpsc::channel();
         let mut threads = Vec::new();
         for w in 0..workers.max(1) {
-            let (listener, stop, tx, mut handler) = (
+            let (listener, stop, guard, tx, mut handler) = (
                 listener.try_clone()?,
                 stop.clone(),
+                guard.clone(),
                 tx.clone(),
                 handler.clone(),
             );
             let thread = std::thread::Builder::new()
                 .name(format!("server {name} #{w}"))
-                .spawn(move || accept_loop(listener, io_timeout, &stop, &tx, &mut handler))
+                .spawn(move || accept_loop(listener, io_timeout, &stop, &guard, &tx, &mut handler))
                 .context("could not start a server thread")?;
             threads.push(thread);
         }
         Ok(Server {
             addr,
             reports,
+            guard,
             stop,
             threads,
         })
@@ -92,7 +99,19 @@ impl Server {
 
     /// Every report not yet taken (for servers whose clients do not pair reports).
     pub fn take_reports(&self) -> Vec<ServerReport> {
-        self.reports.try_iter().collect()
+        let taken: Vec<_> = self.reports.try_iter().collect();
+        self.guard.pending.fetch_sub(taken.len(), Ordering::SeqCst);
+        taken
+    }
+
+    /// Faces a real network: from now on only connections from `allowed` are served
+    /// (none while it is None), each for at most `deadline`, and at most
+    /// [`MAX_PENDING_REPORTS`] unclaimed reports are kept.
+    pub fn guard(&self, deadline: Duration, allowed: Option<IpAddr>) -> Result<()> {
+        self.guard.allow(allowed);
+        self.guard
+            .enable(deadline)
+            .context("could not start the arm's deadline thread")
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -102,11 +121,27 @@ impl Server {
     /// The server's report for the connection from `local_port`, skipping stale reports
     /// from earlier connections that failed on the client side.
     pub fn report_for(&self, local_port: u16, timeout: Duration) -> Result<Option<Handshake>> {
+        self.report_from(None, local_port, timeout)
+    }
+
+    /// As [`Server::report_for`], and when `ip` is given the report must be for a
+    /// connection from that address too (a client on another host: its port alone could
+    /// be any other host's).
+    pub fn report_from(
+        &self,
+        ip: Option<IpAddr>,
+        port: u16,
+        timeout: Duration,
+    ) -> Result<Option<Handshake>> {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.reports.recv_timeout(left) {
-                Ok(r) if r.peer_port == local_port => {
+            let got = self.reports.recv_timeout(left);
+            if got.is_ok() {
+                self.guard.pending.fetch_sub(1, Ordering::SeqCst);
+            }
+            match got {
+                Ok(r) if r.peer_port == port && (ip.is_none() || r.peer_ip == ip) => {
                     return r.result.map_err(|e| anyhow!("server side: {e}"));
                 }
                 Ok(_) => continue,
@@ -122,6 +157,7 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+        self.guard.stop.store(true, Ordering::SeqCst);
         // Wake every worker blocked in accept().
         for _ in &self.threads {
             let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
@@ -136,6 +172,7 @@ fn accept_loop(
     listener: TcpListener,
     io_timeout: Duration,
     stop: &AtomicBool,
+    guard: &Guard,
     tx: &Sender<ServerReport>,
     handler: &mut dyn Handler,
 ) {
@@ -143,15 +180,41 @@ fn accept_loop(
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        let Ok(stream) = stream else { continue };
-        let peer_port = stream.peer_addr().map(|a| a.port()).unwrap_or(0);
+        let Ok(stream) = stream else {
+            // Out of file descriptors: do not spin.
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        let peer = stream.peer_addr().ok();
+        let (peer_port, peer_ip) = (peer.map_or(0, |a| a.port()), peer.map(|a| a.ip()));
+        let guarded = guard.is_on();
+        // Another host than the control client's: closed unserved, nothing reported.
+        let watched = if guarded {
+            match guard.admit(&stream, peer_ip) {
+                Some(id) => Some(id),
+                None => continue,
+            }
+        } else {
+            None
+        };
         let setup = ready_accepted(&stream, io_timeout);
         let mut report = |result| {
-            let _ = tx.send(ServerReport { peer_port, result });
+            if guarded && guard.pending.load(Ordering::SeqCst) >= MAX_PENDING_REPORTS {
+                return;
+            }
+            guard.pending.fetch_add(1, Ordering::SeqCst);
+            let _ = tx.send(ServerReport {
+                peer_port,
+                peer_ip,
+                result,
+            });
         };
         match setup {
             Ok(()) => handler.handle(stream, &mut report),
             Err(e) => report(Err(format!("socket setup: {e}"))),
+        }
+        if let Some(id) = watched {
+            guard.release(id);
         }
     }
 }

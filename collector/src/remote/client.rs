@@ -1,17 +1,17 @@
 //! `collector run --target ADDR --ca FILE`: the client side against `collector serve`.
 
-use std::io::{BufReader, BufWriter};
+use std::io::BufReader;
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
-use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::CertificateDer;
 use rustls::RootCertStore;
 
-use super::wire::{self, Manifest, ReportReply, Request, PROTOCOL_VERSION};
+use super::secure::{self, ClientStream};
+use super::wire::{self, HelloReply, Manifest, ReportReply, Request, PROTOCOL_VERSION};
 use std::sync::atomic::AtomicBool;
 
 use crate::arms::{tcp, tls, ArmSpec, Handshake, Outcome, Session, SessionOptions};
@@ -21,20 +21,38 @@ use crate::measure::{measure_sessions, Plan};
 pub struct Remote {
     pub manifest: Manifest,
     target: SocketAddr,
-    control: Mutex<(BufReader<TcpStream>, BufWriter<TcpStream>)>,
+    control: Mutex<BufReader<ClientStream>>,
 }
 
 impl Remote {
-    pub fn connect(target: SocketAddr, timeout: Duration) -> Result<Remote> {
+    /// Connects over TLS, trusting only `roots` (the run's CA), and says hello with
+    /// `token`.
+    pub fn connect(
+        target: SocketAddr,
+        token: &str,
+        roots: RootCertStore,
+        timeout: Duration,
+    ) -> Result<Remote> {
         let stream = TcpStream::connect_timeout(&target, timeout)
             .with_context(|| format!("could not reach `collector serve` at {target}"))?;
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(timeout * 2))?;
-        let mut reader = BufReader::new(stream.try_clone()?);
-        let mut writer = BufWriter::new(stream);
-        wire::send(&mut writer, &Request::Manifest)?;
-        let manifest: Manifest = wire::receive(&mut reader)?
+        stream.set_write_timeout(Some(timeout * 2))?;
+        let tls = secure::client(secure::client_config(roots)?, stream)?;
+        let mut reader = BufReader::new(tls);
+        wire::send(
+            reader.get_mut(),
+            &Request::Hello {
+                protocol_version: PROTOCOL_VERSION,
+                token: token.to_string(),
+            },
+        )?;
+        let reply: HelloReply = wire::receive(&mut reader)
+            .with_context(|| {
+                format!("{target} did not answer as `collector serve` {PROTOCOL_VERSION} would (an older collector?)")
+            })?
             .ok_or_else(|| anyhow!("{target} closed the control connection"))?;
+        let manifest = reply.map_err(|e| anyhow!("collector serve at {target}: {e}"))?;
         if manifest.protocol_version != PROTOCOL_VERSION {
             bail!(
                 "{target} speaks control protocol {}, this collector {PROTOCOL_VERSION}: use the same collector version on both hosts",
@@ -44,7 +62,7 @@ impl Remote {
         Ok(Remote {
             manifest,
             target,
-            control: Mutex::new((reader, writer)),
+            control: Mutex::new(reader),
         })
     }
 
@@ -53,9 +71,9 @@ impl Remote {
             .control
             .lock()
             .map_err(|_| anyhow!("control connection poisoned"))?;
-        let (reader, writer) = &mut *guard;
+        let reader = &mut *guard;
         wire::send(
-            writer,
+            reader.get_mut(),
             &Request::Report {
                 arm: arm.to_string(),
                 port,
@@ -69,25 +87,13 @@ impl Remote {
         }
     }
 
-    /// Sessions for the served arms whose ids pass `keep`, trusting the CA certificates
-    /// in `ca_file`.
+    /// Sessions for the served arms whose ids pass `keep`, trusting exactly `roots`.
     pub fn sessions(
         self: &Arc<Self>,
-        ca_file: &Path,
+        roots: &RootCertStore,
         keep: impl Fn(&ArmSpec) -> bool,
         io_timeout: Duration,
     ) -> Result<Vec<(ArmSpec, Box<dyn Session>)>> {
-        let pem = std::fs::read(ca_file)
-            .with_context(|| format!("could not read --ca {}", ca_file.display()))?;
-        let mut roots = RootCertStore::empty();
-        for cert in CertificateDer::pem_slice_iter(&pem) {
-            roots.add(cert.with_context(|| {
-                format!("--ca {} is not a PEM certificate bundle", ca_file.display())
-            })?)?;
-        }
-        if roots.is_empty() {
-            bail!("--ca {} holds no certificate", ca_file.display());
-        }
         let opts = SessionOptions::loopback(io_timeout, self.manifest.request);
         let mut out: Vec<(ArmSpec, Box<dyn Session>)> = Vec::new();
         for served in &self.manifest.arms {
@@ -157,9 +163,12 @@ impl Session for RemoteSession {
 
 /// Measures the arms `collector serve` at `target` offers (those matching `filter`),
 /// returning their evidence and the server host's environment.
+// One call site (run/mod.rs), each argument a separate run flag.
+#[allow(clippy::too_many_arguments)]
 pub fn arms(
     target: SocketAddr,
     ca_file: &Path,
+    token: &str,
     allow_remote: bool,
     filter: Option<&str>,
     plan: &Plan,
@@ -167,7 +176,8 @@ pub fn arms(
     stop: &AtomicBool,
 ) -> Result<(Vec<shared::Arm>, shared::Environment)> {
     super::serve::check_address(&target, allow_remote, "--target")?;
-    let remote = Arc::new(Remote::connect(target, io_timeout)?);
+    let roots = secure::load_roots(ca_file)?;
+    let remote = Arc::new(Remote::connect(target, token, roots.clone(), io_timeout)?);
     let served: Vec<ArmSpec> = remote.manifest.arms.iter().map(|a| a.spec()).collect();
     let keep: Vec<ArmSpec> = match filter {
         Some(f) => crate::arms::filter(served.clone(), f),
@@ -180,7 +190,7 @@ pub fn arms(
             ids.join("\n  ")
         );
     }
-    let mut sessions = remote.sessions(ca_file, |s| keep.contains(s), io_timeout)?;
+    let mut sessions = remote.sessions(&roots, |s| keep.contains(s), io_timeout)?;
     eprintln!(
         "collector: {} arms against collector serve at {target}",
         sessions.len()

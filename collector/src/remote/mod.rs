@@ -3,5 +3,7 @@
 //! client side against it.
 
 pub mod client;
+mod secure;
 pub mod serve;
+mod session;
 mod wire;

@@ -1,14 +1,17 @@
 //! `collector serve`: the server side of every arm on one host, for a client on another.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufReader, BufWriter};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use super::wire::{self, Manifest, ReportReply, Request, ServedArm, WireFacts, PROTOCOL_VERSION};
+use super::secure;
+use super::session::{accept_control, guard_all, Control};
+use super::wire::{Manifest, ServedArm, PROTOCOL_VERSION};
 use crate::arms::server::Server;
 use crate::arms::{self, tcp, tls, SessionOptions};
 use crate::certs::CertStore;
@@ -36,7 +39,20 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         )
     })?;
     let specs = arms::default_set(&args.set.certs, &args.set.groups, args.request);
-    let certs = CertStore::generate(specs.iter().filter_map(|s| s.cert))?;
+    // The control channel's TLS uses the first cert kind's leaf (made even if no arm
+    // uses it), so its CA is in the bundle the client trusts.
+    let control_kind = args
+        .set
+        .certs
+        .first()
+        .copied()
+        .unwrap_or(shared::CertKind::EcdsaP256);
+    let certs = CertStore::generate(
+        specs
+            .iter()
+            .filter_map(|s| s.cert)
+            .chain(std::iter::once(control_kind)),
+    )?;
     write::write_atomic(&args.ca_out, certs.ca_bundle().as_bytes())?;
     let io_timeout = Duration::from_millis(args.io_timeout_ms);
     let opts = SessionOptions {
@@ -70,9 +86,10 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         arms: served,
         leaves,
     };
+    let token = new_token()?;
     eprintln!(
         "collector serve: {} arms on {ip}, control on {}; CA certificates (no keys) in {}\n\
-         client: collector run --target {} --ca {}{}\n\
+         client: collector run --target {} --ca {} --token {token}{}\n\
          Ctrl-C stops the servers.",
         specs.len(),
         args.listen,
@@ -85,45 +102,27 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             " --allow-remote"
         }
     );
-    // One client at a time: reports are paired by port per arm.
-    for stream in control.incoming() {
-        let Ok(stream) = stream else { continue };
-        let peer = stream
-            .peer_addr()
-            .map(|a| a.to_string())
-            .unwrap_or_default();
-        eprintln!("collector serve: client {peer} connected");
-        if let Err(e) = session(stream, &manifest, &servers, io_timeout) {
-            eprintln!("collector serve: client {peer}: {e:#}");
-        }
-        eprintln!("collector serve: client {peer} done");
-    }
+    let control_state = Arc::new(Control {
+        manifest,
+        token,
+        io_timeout,
+        tls: secure::server_config(&certs, control_kind)?,
+        servers: Mutex::new(HashMap::new()),
+        connections: AtomicUsize::new(0),
+    });
+    // Nobody reaches an arm until a client has a session.
+    guard_all(&servers, &control_state, None)?;
+    *control_state
+        .servers
+        .lock()
+        .map_err(|_| anyhow::anyhow!("servers poisoned"))? = servers;
+    accept_control(control, control_state);
     Ok(ExitCode::SUCCESS)
 }
 
-fn session(
-    stream: TcpStream,
-    manifest: &Manifest,
-    servers: &HashMap<String, Server>,
-    timeout: Duration,
-) -> Result<()> {
-    stream.set_nodelay(true)?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut writer = BufWriter::new(stream);
-    while let Some(request) = wire::receive::<Request>(&mut reader)? {
-        match request {
-            Request::Manifest => wire::send(&mut writer, manifest)?,
-            Request::Report { arm, port } => {
-                let reply: ReportReply = match servers.get(&arm) {
-                    None => Err(format!("no arm `{arm}` is served here")),
-                    Some(server) => server
-                        .report_for(port, timeout)
-                        .map(|facts| facts.as_ref().map(WireFacts::from))
-                        .map_err(|e| format!("{e:#}")),
-                };
-                wire::send(&mut writer, &reply)?;
-            }
-        }
-    }
-    Ok(())
+/// A new random token: 128 bits, hex.
+pub fn new_token() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    aws_lc_rs::rand::fill(&mut bytes).map_err(|_| anyhow::anyhow!("no random bytes"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }

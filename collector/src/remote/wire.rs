@@ -1,10 +1,11 @@
 //! The control protocol between `collector serve` and `collector run --target`: one
-//! JSON value per line. The client asks for the manifest once, then for the server's
-//! report on each connection it made (keyed by its local port), so both ends are
+//! JSON value per line, at most [`MAX_LINE`] bytes. The client says hello once with the
+//! token `serve` printed and gets the manifest, then asks for the server's report on
+//! each connection it made (keyed by its address and local port), so both ends are
 //! checked per connection across hosts as on loopback.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -12,18 +13,31 @@ use shared::{CertKind, Environment, KxGroup, Mode, Protocol, Resumption};
 
 use crate::arms::{ArmSpec, Fault, Handshake};
 
-/// Bumped when the protocol changes; both ends must agree.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// Bumped when the protocol changes; both ends must agree. 2: `hello` with a token.
+pub const PROTOCOL_VERSION: u32 = 2;
 
-#[derive(Debug, Serialize, Deserialize)]
+/// The longest control message, newline included (a manifest is a few tens of KB).
+pub const MAX_LINE: usize = 1 << 20;
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Request {
-    Manifest,
-    Report { arm: String, port: u16 },
+    /// The first message: answered with a [`HelloReply`].
+    Hello {
+        protocol_version: u32,
+        token: String,
+    },
+    Report {
+        arm: String,
+        port: u16,
+    },
 }
 
+/// The manifest, or why the session is refused (wrong token, busy, old protocol).
+pub type HelloReply = std::result::Result<Manifest, String>;
+
 /// What the server side offers.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub protocol_version: u32,
     pub environment: Environment,
@@ -34,7 +48,7 @@ pub struct Manifest {
     pub leaves: BTreeMap<CertKind, Vec<u8>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServedArm {
     pub id: String,
     pub port: u16,
@@ -77,7 +91,7 @@ impl ServedArm {
 }
 
 /// A handshake report on the wire (rustls's enums by their TLS code points).
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct WireFacts {
     /// `full`, `full_with_hello_retry` or `resumed`.
     pub kind: String,
@@ -136,16 +150,34 @@ pub fn send(w: &mut impl Write, value: &impl Serialize) -> Result<()> {
     Ok(())
 }
 
-/// Reads one line; None at a clean end of stream.
+/// Reads one line of at most [`MAX_LINE`] bytes; None at a clean end of stream.
 pub fn receive<T: for<'de> Deserialize<'de>>(r: &mut impl BufRead) -> Result<Option<T>> {
-    let mut line = String::new();
-    if r.read_line(&mut line)
-        .context("reading the control connection")?
-        == 0
-    {
+    receive_within(r, MAX_LINE)
+}
+
+fn receive_within<T: for<'de> Deserialize<'de>>(
+    r: &mut impl BufRead,
+    max: usize,
+) -> Result<Option<T>> {
+    let mut line = Vec::new();
+    let n = r
+        .take(max as u64)
+        .read_until(b'\n', &mut line)
+        .context("reading the control connection")?;
+    if n == 0 {
         return Ok(None);
     }
-    serde_json::from_str(&line)
+    if line.last() != Some(&b'\n') {
+        if n == max {
+            bail!("a control message longer than {max} bytes");
+        }
+        bail!("the control connection ended inside a message");
+    }
+    serde_json::from_slice(&line)
         .map(Some)
         .context("a malformed control message")
 }
+
+#[cfg(test)]
+#[path = "wire_tests.rs"]
+mod tests;

@@ -138,6 +138,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         let (arms, host) = remote::client::arms(
             target,
             ca,
+            args.token.as_deref().context("--target needs --token")?,
             args.allow_remote,
             args.arms.as_deref(),
             &plan,
