@@ -158,9 +158,12 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         self.guard.stop.store(true, Ordering::SeqCst);
-        // Wake every worker blocked in accept().
+        // Wake every worker blocked in accept(), closing with RST like every connection
+        // of a run, so the wake-up leaves no TIME_WAIT either.
         for _ in &self.threads {
-            let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+            if let Ok(s) = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1)) {
+                let _ = socket2::SockRef::from(&s).set_linger(Some(Duration::ZERO));
+            }
         }
         for t in self.threads.drain(..) {
             let _ = t.join();

@@ -26,6 +26,8 @@ pub fn round_trips_us(round_trips: usize, io_timeout: Duration) -> Result<Vec<f6
         .spawn(move || -> std::io::Result<()> {
             let (mut s, _) = listener.accept()?;
             s.set_nodelay(true)?;
+            // Close with RST, as every other socket of a run: no TIME_WAIT left behind.
+            socket2::SockRef::from(&s).set_linger(Some(Duration::ZERO))?;
             s.set_read_timeout(Some(io_timeout))?;
             let mut b = [0u8; 1];
             for _ in 0..total {
@@ -37,6 +39,7 @@ pub fn round_trips_us(round_trips: usize, io_timeout: Duration) -> Result<Vec<f6
         .context("hop: starting the echo thread")?;
     let mut s = TcpStream::connect(addr).context("hop: connect")?;
     s.set_nodelay(true)?;
+    socket2::SockRef::from(&s).set_linger(Some(Duration::ZERO))?;
     s.set_read_timeout(Some(io_timeout))?;
     let mut out = Vec::with_capacity(round_trips);
     let mut b = [7u8; 1];
