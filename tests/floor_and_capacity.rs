@@ -197,3 +197,50 @@ fn concurrency_two_completes_without_failures() {
         }
     }
 }
+
+/// `collector floor` prints every primitive a handshake of any cert and group uses: each
+/// signature scheme as rustls negotiates it (RSA: PSS with SHA-512 for the handshake,
+/// PKCS#1 with SHA-256 for the CA's signature on the leaf), each group's two halves, and
+/// ML-KEM-768's three operations, each with its count and a median.
+#[test]
+fn floor_prints_every_primitive() {
+    let out = e2e::collector()
+        .args(["floor", "--ops", "10"])
+        .output()
+        .expect("collector runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut expected: Vec<String> = Vec::new();
+    for rsa in ["rsa2048", "rsa3072", "rsa4096"] {
+        expected.push(format!("{rsa}-sign-rsa_pss_sha512"));
+        expected.push(format!("{rsa}-verify-rsa_pss_sha512"));
+        expected.push(format!("{rsa}-verify-rsa_pkcs1_sha256"));
+    }
+    for (ec, scheme) in [
+        ("ecdsa-p256", "ecdsa_nistp256_sha256"),
+        ("ecdsa-p384", "ecdsa_nistp384_sha384"),
+        ("ed25519", "ed25519"),
+    ] {
+        expected.push(format!("{ec}-sign-{scheme}"));
+        expected.push(format!("{ec}-verify-{scheme}"));
+    }
+    for g in ["x25519", "secp256r1", "secp384r1"] {
+        expected.push(format!("{g}-keygen"));
+        expected.push(format!("{g}-agree"));
+    }
+    for op in ["keygen", "encapsulate", "decapsulate"] {
+        expected.push(format!("mlkem768-{op}"));
+    }
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(names, expected, "{text}");
+    for r in &rows {
+        assert!(r[1].parse::<u64>().is_ok_and(|n| n > 0), "{r:?}");
+        let median: f64 = r[2].parse().unwrap_or(f64::NAN);
+        assert!(median > 0.0 && ["µs", "ms"].contains(&r[3]), "{r:?}");
+    }
+}
