@@ -244,3 +244,61 @@ fn floor_prints_every_primitive() {
         assert!(median > 0.0 && ["µs", "ms"].contains(&r[3]), "{r:?}");
     }
 }
+
+/// `--matrix`: every protocol × cert × group cell has a sound full arm that negotiated
+/// the cell's group, or the evidence says why the cell has none.
+#[test]
+fn a_quick_matrix_covers_every_cell_or_says_why_not() {
+    use shared::{CertKind, KxGroup, Mode, Protocol};
+    let dir = scratch("matrix");
+    let e = run_ok(
+        &[
+            "run",
+            "--no-peers",
+            "--quick",
+            "--matrix",
+            "--samples",
+            "20",
+        ],
+        &dir,
+    );
+    let not_measured = e
+        .run
+        .settings
+        .extra
+        .get("cells_not_measured")
+        .cloned()
+        .unwrap_or_default();
+    for protocol in [Protocol::Tls13, Protocol::Tls12] {
+        for &cert in CertKind::ALL {
+            for &group in KxGroup::ALL {
+                let arm = e.arms.iter().find(|a| {
+                    a.protocol == protocol
+                        && a.mode == Mode::Full
+                        && a.cert == Some(cert)
+                        && a.kx_group == Some(group)
+                        && a.control_of.is_none()
+                });
+                match arm {
+                    Some(a) => {
+                        assert_eq!(a.error, None, "{}", a.id);
+                        assert_eq!(a.succeeded, 20, "{}", a.id);
+                    }
+                    None => assert!(
+                        not_measured.contains(&format!("{protocol} × {group}")),
+                        "{protocol} {cert} {group}: no arm and no reason ({not_measured:?})"
+                    ),
+                }
+            }
+        }
+    }
+    // The one kind of cell without an arm: TLS 1.2 with the TLS 1.3-only hybrid.
+    assert!(
+        not_measured.starts_with("tls1.2 × x25519mlkem768"),
+        "{not_measured}"
+    );
+    assert!(!e
+        .arms
+        .iter()
+        .any(|a| a.protocol == Protocol::Tls12 && a.kx_group == Some(KxGroup::X25519Mlkem768)));
+}

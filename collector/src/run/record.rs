@@ -86,6 +86,21 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         .into(),
     );
     put("matrix", args.matrix.to_string());
+    // Cells of protocol × cert × group that have no arm, and why.
+    let tls13_only: Vec<&str> = groups
+        .iter()
+        .filter(|g| crate::arms::tls13_only(**g))
+        .map(|g| g.as_str())
+        .collect();
+    if !tls13_only.is_empty() {
+        put(
+            "cells_not_measured",
+            format!(
+                "tls1.2 × {} (every cert): a TLS 1.3-only group, with no TLS 1.2 code point; the TLS 1.2 arms of the other groups are measured",
+                tls13_only.join(", ")
+            ),
+        );
+    }
     put(
         "phase_recording",
         if args.no_phases {
