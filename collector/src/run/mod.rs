@@ -77,6 +77,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         _ => Fault::None,
     };
     specs.iter_mut().for_each(|s| s.fault = fault);
+    // A remote target is refused before anything else happens (nothing measured, timed
+    // or connected); remote::client checks it again where it connects.
+    if let Some(target) = &args.target {
+        remote::serve::check_address(target, args.allow_remote, "--target")?;
+    }
     write::check_writable(&args.out)
         .map_err(|e| anyhow::anyhow!("{e:#} (checked before measuring; nothing was run)"))?;
 
