@@ -78,7 +78,7 @@ pub fn common_shift(arms: &[ArmRow]) -> Option<String> {
     }
     let mut ratios: Vec<f64> = judged.iter().filter_map(|r| r.ratio).collect();
     ratios.sort_by(f64::total_cmp);
-    let median = ratios[(ratios.len() + 1) / 2 - 1];
+    let median = ratios[ratios.len().div_ceil(2) - 1];
     Some(format!(
         "{n} of {} arms with a CI are {way} (median NEW/OLD {median:.3}x): when most arms move \
          together, a machine that was busier or calmer during one whole run is as likely a \

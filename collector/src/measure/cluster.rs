@@ -8,7 +8,6 @@ pub use shared::cluster::*;
 mod tests {
     use super::*;
     use crate::measure::stats;
-    use shared::cluster::*;
 
     /// `rounds` rounds of `per` samples: uniform noise around `level(r)`.
     fn rounds(n: usize, per: usize, seed: u64, level: impl Fn(usize) -> f64) -> Vec<Vec<f64>> {

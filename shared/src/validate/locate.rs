@@ -47,12 +47,10 @@ pub fn path_at(text: &str, line: usize, column: usize) -> String {
             }
             b'{' => stack.push(Open::Object(None)),
             b'[' => stack.push(Open::Array(0)),
-            b'}' | b']' => {
-                // Past the end of a container, the error is about the container itself:
-                // keep it when it is the last thing read.
-                if i + 1 < bytes.len() {
-                    stack.pop();
-                }
+            // Past the end of a container, the error is about the container itself: keep
+            // it when it is the last thing read.
+            b'}' | b']' if i + 1 < bytes.len() => {
+                stack.pop();
             }
             b',' => {
                 if let Some(Open::Array(n)) = stack.last_mut() {
