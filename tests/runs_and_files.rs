@@ -1,0 +1,103 @@
+//! Runs into one folder, argument bounds and signals: the collector binary end to end.
+
+use std::process::{Command, Stdio};
+
+use e2e::{collector, scratch};
+use shared::{Evidence, ResultsIndex};
+
+const QUICK: [&str; 6] = [
+    "run",
+    "--quick",
+    "--no-peers",
+    "--no-floor",
+    "--arms",
+    "tcp",
+];
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn two_concurrent_runs_into_one_folder_both_stay_listed() {
+    let dir = scratch("concurrent-runs");
+    let start = || {
+        collector()
+            .args(QUICK)
+            .arg("--out")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("collector starts")
+    };
+    let (a, b) = (start(), start());
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    }
+    let index: ResultsIndex =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json") && n != "index.json")
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = index.runs.iter().map(|e| e.file.clone()).collect();
+    listed.sort();
+    assert_eq!(on_disk.len(), 2, "two evidence files: {on_disk:?}");
+    assert_eq!(listed, on_disk, "both runs are listed");
+    for (file, entry) in on_disk.iter().zip(&index.runs) {
+        let e = Evidence::from_json(&std::fs::read_to_string(dir.join(file)).unwrap())
+            .unwrap_or_else(|err| panic!("{file}: {err}"));
+        assert!(e.run.complete);
+        assert!(
+            index
+                .runs
+                .iter()
+                .any(|i| i.run_id == e.run.id && &i.file == file),
+            "{entry:?}"
+        );
+    }
+}
+
+#[test]
+fn a_foreign_index_is_set_aside_with_a_message() {
+    let dir = scratch("foreign-index");
+    std::fs::write(dir.join("index.json"), b"\xff\xfe not an index").unwrap();
+    let out = collector()
+        .args(QUICK)
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("index.json was unreadable (not UTF-8"),
+        "{stderr}"
+    );
+    let aside: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("index.json.unreadable-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    assert_eq!(
+        std::fs::read(dir.join(&aside[0])).unwrap(),
+        b"\xff\xfe not an index"
+    );
+    let index: ResultsIndex =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("index.json")).unwrap()).unwrap();
+    assert_eq!(index.runs.len(), 1);
+}
+
+#[allow(dead_code)]
+fn kill(pid: u32, signal: &str) {
+    let sent = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill {signal} failed");
+}
