@@ -101,3 +101,38 @@ fn kill(pid: u32, signal: &str) {
         .unwrap();
     assert!(sent.success(), "kill {signal} failed");
 }
+
+#[test]
+fn out_of_range_numbers_exit_2_naming_the_flag() {
+    let dir = scratch("bad-args");
+    let cases: [(&[&str], &str); 9] = [
+        (&["run", "--io-timeout-ms", "0"], "--io-timeout-ms"),
+        (&["run", "--samples", "18446744073709551615"], "--samples"),
+        (&["run", "--samples", "1000001"], "--samples"),
+        (&["run", "--warmup", "99999999999"], "--warmup"),
+        (&["run", "--bootstrap", "100001"], "--bootstrap"),
+        (&["run", "--capacity-seconds", "3601"], "--capacity-seconds"),
+        (&["run", "--rounds", "10001"], "--rounds"),
+        (
+            &["compare", "a.json", "b.json", "--bootstrap", "4000000000"],
+            "--bootstrap",
+        ),
+        (&["serve", "--io-timeout-ms", "0"], "--io-timeout-ms"),
+    ];
+    for (args, flag) in cases {
+        let mut cmd = collector();
+        cmd.args(args);
+        if args[0] == "run" {
+            cmd.arg("--out").arg(&dir);
+        }
+        let out = cmd.output().unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains("not in"),
+            "{args:?} names the flag and the range: {stderr}"
+        );
+        let listed = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(listed, 0, "{args:?}: nothing was written");
+    }
+}
