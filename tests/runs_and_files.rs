@@ -1,6 +1,9 @@
 //! Runs into one folder, argument bounds and signals: the collector binary end to end.
 
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use e2e::{collector, scratch};
 use shared::{Evidence, ResultsIndex};
@@ -93,15 +96,6 @@ fn a_foreign_index_is_set_aside_with_a_message() {
     assert_eq!(index.runs.len(), 1);
 }
 
-#[allow(dead_code)]
-fn kill(pid: u32, signal: &str) {
-    let sent = Command::new("kill")
-        .args([signal, &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success(), "kill {signal} failed");
-}
-
 #[test]
 fn out_of_range_numbers_exit_2_naming_the_flag() {
     let dir = scratch("bad-args");
@@ -135,4 +129,125 @@ fn out_of_range_numbers_exit_2_naming_the_flag() {
         let listed = std::fs::read_dir(&dir).unwrap().count();
         assert_eq!(listed, 0, "{args:?}: nothing was written");
     }
+}
+
+fn kill(pid: u32, signal: &str) {
+    let sent = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill {signal} failed");
+}
+
+/// Starts the collector with stderr piped; returns it and a receiver of its stderr lines.
+fn spawn_watched(cmd: &mut Command) -> (Child, mpsc::Receiver<String>) {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("collector starts");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    (child, rx)
+}
+
+/// Waits (up to a minute) for a stderr line containing `needle`; returns the lines so far.
+fn wait_for(rx: &mpsc::Receiver<String>, needle: &str) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(line) => {
+                let found = line.contains(needle);
+                seen.push(line);
+                if found {
+                    return seen;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    panic!("no stderr line with `{needle}`; got {seen:#?}");
+}
+
+/// Waits for the child and the rest of its stderr.
+fn finish(child: Child, rx: &mpsc::Receiver<String>) -> (Option<i32>, Vec<String>) {
+    let status = child.wait_with_output().unwrap().status;
+    let mut rest = Vec::new();
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(5)) {
+        rest.push(line);
+    }
+    (status.code(), rest)
+}
+
+fn partial_evidence(dir: &std::path::Path) -> Evidence {
+    let e = e2e::read_evidence(dir);
+    assert!(!e.run.complete, "complete: false after a signal");
+    e
+}
+
+#[test]
+fn sigterm_mid_run_saves_partial_evidence_and_removes_the_key_folder() {
+    let base = scratch("sigterm");
+    let tmp = base.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let results = base.join("results");
+    let (child, rx) = spawn_watched(
+        collector()
+            .args(["run", "--quick", "--no-floor", "--certs", "rsa2048"])
+            .args(["--arms", "s_time-", "--peer-seconds", "60", "--out"])
+            .arg(&results)
+            .env("TMPDIR", &tmp),
+    );
+    // The s_time arms run with their keys in the private folder under TMPDIR.
+    wait_for(&rx, "openssl s_time");
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        1,
+        "the key folder exists"
+    );
+    kill(child.id(), "-TERM");
+    let (code, rest) = finish(child, &rx);
+    assert_eq!(code, Some(143), "stderr: {rest:#?}");
+    assert!(
+        rest.iter().any(|l| l.contains("SIGTERM received")),
+        "{rest:#?}"
+    );
+    let e = partial_evidence(&results);
+    assert!(e.run.settings.extra["interrupted"].starts_with("SIGTERM after"));
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "no key folder left in TMPDIR"
+    );
+}
+
+#[test]
+fn sighup_stops_a_run_like_ctrl_c() {
+    let dir = scratch("sighup");
+    let (child, rx) = spawn_watched(
+        collector()
+            .args([
+                "run",
+                "--no-peers",
+                "--no-floor",
+                "--no-phases",
+                "--arms",
+                "tcp",
+            ])
+            .args(["--samples", "1000000", "--out"])
+            .arg(&dir),
+    );
+    wait_for(&rx, "timed connections");
+    kill(child.id(), "-HUP");
+    let (code, rest) = finish(child, &rx);
+    assert_eq!(code, Some(129), "stderr: {rest:#?}");
+    let e = partial_evidence(&dir);
+    assert!(e.run.settings.extra["interrupted"].starts_with("SIGHUP after"));
+    assert!(e.arms.iter().all(|a| a.attempted < 1_000_000));
 }

@@ -3,8 +3,21 @@
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::process::Command;
+use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
+
+/// Namespaces that exist now and must not outlive the process (see [`remove_all_now`]).
+static LIVE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Deletes every live namespace at once: for exits that skip destructors (a second
+/// signal calls `process::exit`).
+pub fn remove_all_now() {
+    let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
+    for name in live {
+        let _ = ip(&["netns", "del", &name]);
+    }
+}
 
 /// A named network namespace that exists as long as this value does.
 pub struct Netns {
@@ -18,6 +31,9 @@ impl Netns {
         ip(&["netns", "add", name]).with_context(|| {
             format!("could not create network namespace {name} (emulated round trips need root and `ip` from iproute2)")
         })?;
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(name.to_string());
         let ns = Netns {
             name: name.to_string(),
             file: File::open(format!("/var/run/netns/{name}"))
@@ -55,6 +71,9 @@ impl Netns {
 impl Drop for Netns {
     fn drop(&mut self) {
         let _ = ip(&["netns", "del", &self.name]);
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|n| n != &self.name);
     }
 }
 
