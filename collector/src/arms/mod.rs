@@ -7,6 +7,7 @@
 pub mod openssl;
 pub mod python;
 pub mod s_time;
+pub mod script;
 pub mod server;
 pub mod tcp;
 pub mod tls;

@@ -5,9 +5,9 @@
 use std::fs::{self, DirBuilder, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::{Child, Command, ExitStatus};
 use std::sync::Mutex;
 
 use anyhow::{Context, Result};
@@ -87,21 +87,32 @@ pub fn remove_all_now() {
     }
 }
 
-/// A child process killed and reaped on drop. Spawned with `PR_SET_PDEATHSIG`, so it
-/// also dies if the collector is killed outright. Spawn it from the main thread: the
-/// signal follows the spawning thread, not the process.
+/// A child process killed and reaped on drop. Spawned in its own process group (so a
+/// terminal's Ctrl-C reaches the collector alone, which then stops its peers in order)
+/// and with `PR_SET_PDEATHSIG`, so it also dies if the collector is killed outright.
+/// Spawn it from the main thread: the signal follows the spawning thread, not the process.
 pub struct Guarded {
     pub child: Child,
     reaped: bool,
+    status: Option<ExitStatus>,
 }
 
 impl Guarded {
     pub fn spawn(cmd: &mut Command, what: &str) -> Result<Self> {
-        // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+        // SAFETY: getpid has no preconditions.
+        let parent = unsafe { libc::getpid() };
+        cmd.process_group(0);
+        // SAFETY: prctl, getppid and raise are async-signal-safe and touch no memory of
+        // the parent.
         unsafe {
-            cmd.pre_exec(|| {
+            cmd.pre_exec(move || {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                     return Err(std::io::Error::last_os_error());
+                }
+                // The collector may have died between fork and prctl: then no death
+                // signal will ever come, so die now.
+                if libc::getppid() != parent {
+                    libc::raise(libc::SIGKILL);
                 }
                 Ok(())
             });
@@ -112,7 +123,37 @@ impl Guarded {
         Ok(Guarded {
             child,
             reaped: false,
+            status: None,
         })
+    }
+
+    /// How the process ended, once [`Guarded::reap`] has waited for it.
+    pub fn status(&self) -> Option<ExitStatus> {
+        self.status
+    }
+
+    /// SIGKILL to the process's whole group (it leads it), unless already reaped (here
+    /// or by `Child::try_wait`): a group whose leader is unreaped, even a zombie, keeps
+    /// its id, so the signal cannot reach a stranger.
+    pub fn kill(&mut self) {
+        if self.reaped {
+            return;
+        }
+        let pid = self.child.id() as libc::pid_t;
+        // SAFETY: waitid with WNOWAIT only looks (it reaps nothing); info is plain data.
+        let looked = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        if looked == 0 {
+            // SAFETY: see above; the group is ours.
+            unsafe { libc::kill(-pid, libc::SIGKILL) };
+        }
     }
 
     pub fn id(&self) -> u32 {
@@ -122,7 +163,7 @@ impl Guarded {
     /// Kills the process (if still running) and reaps it, returning its user CPU time
     /// in seconds as the kernel accounted it (`wait4` rusage).
     pub fn kill_and_reap(&mut self) -> Result<f64> {
-        let _ = self.child.kill();
+        self.kill();
         self.reap()
     }
 
@@ -142,6 +183,9 @@ impl Guarded {
             break r;
         };
         self.reaped = true;
+        if r == pid {
+            self.status = Some(ExitStatus::from_raw(status));
+        }
         if r != pid {
             anyhow::bail!(
                 "wait4 on process {pid}: {}",
@@ -155,7 +199,7 @@ impl Guarded {
 impl Drop for Guarded {
     fn drop(&mut self) {
         if !self.reaped {
-            let _ = self.child.kill();
+            self.kill();
             let _ = self.child.wait();
         }
     }
@@ -194,5 +238,23 @@ mod tests {
         let mut g = Guarded::spawn(Command::new("sleep").arg("30"), "sleep").unwrap();
         let user = g.kill_and_reap().unwrap();
         assert!((0.0..1.0).contains(&user), "{user}");
+    }
+
+    #[test]
+    fn a_guarded_child_leads_its_own_process_group() {
+        let mut g = Guarded::spawn(Command::new("sleep").arg("30"), "sleep").unwrap();
+        let pid = g.id() as libc::pid_t;
+        // SAFETY: plain queries of process ids.
+        let (group, ours) = unsafe { (libc::getpgid(pid), libc::getpgid(0)) };
+        assert_eq!(group, pid, "the child leads its own group");
+        assert_ne!(group, ours);
+        g.kill_and_reap().unwrap();
+    }
+
+    #[test]
+    fn reap_reads_the_exit_status() {
+        let mut g = Guarded::spawn(Command::new("sh").args(["-c", "exit 7"]), "sh").unwrap();
+        g.reap().unwrap();
+        assert_eq!(g.status().and_then(|s| s.code()), Some(7));
     }
 }
