@@ -251,3 +251,27 @@ fn sighup_stops_a_run_like_ctrl_c() {
     assert!(e.run.settings.extra["interrupted"].starts_with("SIGHUP after"));
     assert!(e.arms.iter().all(|a| a.attempted < 1_000_000));
 }
+
+#[test]
+fn a_key_folder_left_by_a_dead_run_is_swept_at_start() {
+    let base = scratch("stale-keys");
+    let tmp = base.join("tmp");
+    // Above the kernel's largest pid (4194304): a run that is certainly over.
+    let stale = tmp.join("handshake-lab-peers-4194305-0badc0de");
+    std::fs::create_dir_all(&stale).unwrap();
+    std::fs::write(stale.join("leaf-key.pem"), "secret").unwrap();
+    let out = collector()
+        .args(QUICK)
+        .arg("--out")
+        .arg(base.join("results"))
+        .env("TMPDIR", &tmp)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    assert!(!stale.exists(), "the stale key folder is gone");
+    assert!(
+        text(&out.stderr).contains("a key folder left by a run that is over"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -101,8 +101,9 @@ fn ip(args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// Removes namespaces with `prefix` left by earlier runs whose process is gone (a run
-/// killed with SIGKILL cannot clean up after itself).
+/// Removes namespaces with `prefix` left by earlier runs that are over (a run killed with
+/// SIGKILL cannot clean up after itself; a container restart can give us the dead run's
+/// pid), never one this process holds.
 pub fn remove_stale(prefix: &str) {
     let Ok(out) = Command::new("ip").args(["netns", "list"]).output() else {
         return;
@@ -113,7 +114,12 @@ pub fn remove_stale(prefix: &str) {
             continue;
         };
         let pid: Option<u32> = rest.split('-').next().and_then(|p| p.parse().ok());
-        if pid.is_some_and(|p| !std::path::Path::new(&format!("/proc/{p}")).exists()) {
+        let live = LIVE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|n| n == name);
+        if pid.is_some_and(crate::peers::private_dir::run_is_over) && !live {
             let _ = ip(&["netns", "del", name]);
         }
     }

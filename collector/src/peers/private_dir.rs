@@ -78,6 +78,46 @@ impl Drop for PrivateDir {
     }
 }
 
+/// Whether a run with process id `pid` is over: its process is gone, or it is this
+/// process, which made nothing yet when it sweeps (after a container restart our own pid
+/// is often the same as the dead run's).
+pub fn run_is_over(pid: u32) -> bool {
+    pid == std::process::id() || !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Removes `handshake-lab-peers-<pid>-*` folders of runs that are over (killed with
+/// SIGKILL, or a machine or container that stopped) from the temp folder, leaving this
+/// process's live folders alone. Returns the folders removed.
+pub fn remove_stale() -> Vec<PathBuf> {
+    remove_stale_in(&std::env::temp_dir())
+}
+
+fn remove_stale_in(base: &Path) -> Vec<PathBuf> {
+    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let Ok(entries) = fs::read_dir(base) else {
+        return Vec::new();
+    };
+    let mut removed = Vec::new();
+    for entry in entries.filter_map(|e| e.ok()) {
+        let name = entry.file_name();
+        let Some(rest) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("handshake-lab-peers-"))
+        else {
+            continue;
+        };
+        let pid: Option<u32> = rest.split('-').next().and_then(|p| p.parse().ok());
+        let path = entry.path();
+        if pid.is_some_and(run_is_over)
+            && !live.contains(&path)
+            && fs::remove_dir_all(&path).is_ok()
+        {
+            removed.push(path);
+        }
+    }
+    removed
+}
+
 /// Removes every live [`PrivateDir`] at once: for exits that skip destructors (a second
 /// Ctrl-C calls `process::exit`).
 pub fn remove_all_now() {
@@ -256,5 +296,31 @@ mod tests {
         let mut g = Guarded::spawn(Command::new("sh").args(["-c", "exit 7"]), "sh").unwrap();
         g.reap().unwrap();
         assert_eq!(g.status().and_then(|s| s.code()), Some(7));
+    }
+
+    #[test]
+    fn stale_folders_of_runs_that_are_over_are_swept() {
+        let base = std::env::temp_dir().join(format!("sweep-test-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        fs::create_dir_all(&base).unwrap();
+        // Above the kernel's largest pid (4194304): never a live process.
+        let dead = base.join("handshake-lab-peers-4194305-0badc0de");
+        let ours = base.join(format!(
+            "handshake-lab-peers-{}-00000001",
+            std::process::id()
+        ));
+        let alive = base.join("handshake-lab-peers-1-00000002"); // init is always running
+        let other = base.join("not-ours-4194305");
+        for d in [&dead, &ours, &alive, &other] {
+            fs::create_dir_all(d).unwrap();
+            fs::write(d.join("key.pem"), "secret").unwrap();
+        }
+        let mut removed = remove_stale_in(&base);
+        removed.sort();
+        let mut expected = vec![dead.clone(), ours.clone()];
+        expected.sort();
+        assert_eq!(removed, expected);
+        assert!(alive.is_dir() && other.is_dir());
+        fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -82,6 +82,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 
     let stop = Arc::new(AtomicBool::new(false));
     signals::install(stop.clone()).context("could not install the signal handlers")?;
+    for dir in peers::private_dir::remove_stale() {
+        eprintln!(
+            "collector: removed {}, a key folder left by a run that is over",
+            dir.display()
+        );
+    }
 
     let (plan, warmup) = plan::plan(&args, rtts.is_some(), request);
     let (samples, seed) = (plan.samples, plan.seed);
