@@ -186,3 +186,35 @@ fn ctrl_c_during_an_rtt_run_removes_the_namespaces() {
     assert_no_namespaces(pid);
     assert!(!read_evidence(&dir).run.complete);
 }
+
+#[test]
+fn a_second_signal_still_removes_the_namespaces() {
+    let dir = scratch("rtt-two-signals");
+    let child = spawn(&dir, "50ms", "200");
+    let pid = child.id();
+    let mut seen = false;
+    for _ in 0..100 {
+        if namespaces_of(pid).len() == 2 {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(seen, "the run made its two namespaces");
+    // Two signals back to back: the second quits at once, skipping the destructors.
+    for sig in ["-INT", "-TERM"] {
+        assert!(Command::new("kill")
+            .args([sig, &pid.to_string()])
+            .status()
+            .unwrap()
+            .success());
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "the first signal's status; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_no_namespaces(pid);
+}

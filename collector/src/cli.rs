@@ -5,6 +5,20 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use shared::{CertKind, KxGroup};
 
+// Upper bounds of the numeric arguments. They keep a typo (an extra few zeros) from
+// aborting on allocation or running for days; each is far above what a useful run needs.
+/// A connection stalled this long (10 minutes) measures nothing.
+pub const MAX_IO_TIMEOUT_MS: u64 = 600_000;
+/// Samples per arm: each is kept as an f64 in memory and as a number in the evidence
+/// (about 8 MB and 10 MB per arm at this bound).
+pub const MAX_SAMPLES: u64 = 1_000_000;
+/// Rounds: a median per arm and round is kept.
+pub const MAX_ROUNDS: u64 = 10_000;
+/// Bootstrap resamples: each redraws every sample of an arm.
+pub const MAX_BOOTSTRAP: u64 = 100_000;
+/// Seconds per capacity arm (one hour).
+pub const MAX_CAPACITY_SECONDS: u64 = 3_600;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "collector",
@@ -77,8 +91,10 @@ pub struct ServeArgs {
     /// Serve in request/response mode (TTFB) and add the 0-RTT arms.
     #[arg(long)]
     pub request: bool,
-    /// Give up on a connection that makes no progress for this long.
-    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    /// Give up on a connection that makes no progress for this long (1 to 600000: 0 is
+    /// not a timeout the kernel accepts, and a connection stalled for more than ten
+    /// minutes measures no handshake).
+    #[arg(long, value_name = "MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=MAX_IO_TIMEOUT_MS))]
     pub io_timeout_ms: u64,
 }
 
@@ -102,8 +118,8 @@ pub struct CompareArgs {
     /// Print the comparison as JSON instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Bootstrap resamples for the intervals.
-    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(100..))]
+    /// Bootstrap resamples for the intervals (100 to 100000).
+    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(100..=MAX_BOOTSTRAP))]
     pub bootstrap: u64,
     /// Seed of the bootstrap (the same files and seed give the same output).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -129,7 +145,7 @@ pub struct FloorArgs {
     )]
     pub groups: Vec<KxGroup>,
     /// Timed operations per primitive (RSA-3072/4096 signing uses a half/quarter of it).
-    #[arg(long, value_name = "N", default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..))]
+    #[arg(long, value_name = "N", default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..=MAX_SAMPLES))]
     pub ops: u64,
 }
 
@@ -144,18 +160,21 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR", default_value = "results")]
     pub out: PathBuf,
 
-    /// Timed connections per arm [default: 1000, or 100 with --quick].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Timed connections per arm [default: 1000, or 100 with --quick]; at most 1000000
+    /// (every sample is kept, in memory and in the evidence file).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_SAMPLES))]
     pub samples: Option<u64>,
 
     /// Untimed warm-up connections per arm, spread over the rounds (at least one before
     /// each chunk, which also primes resumption) [default: 100, or 20 with --quick].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(..=MAX_SAMPLES))]
     pub warmup: Option<u64>,
 
     /// Interleave arms: take each arm's samples in this many chunks, visiting every arm
     /// once per round in a shuffled order, so drift in machine load hits all arms alike.
-    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    /// At most 10000 (each round keeps a median per arm; more rounds than samples are cut
+    /// to the samples).
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=MAX_ROUNDS))]
     pub rounds: u64,
 
     #[command(flatten)]
@@ -173,8 +192,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=256))]
     pub concurrency: Vec<u64>,
 
-    /// Seconds each capacity arm runs.
-    #[arg(long, value_name = "S", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Seconds each capacity arm runs (at most 3600: every second keeps its own rate).
+    #[arg(long, value_name = "S", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=MAX_CAPACITY_SECONDS))]
     pub capacity_seconds: u64,
 
     /// Skip timing the public-key primitives (no crypto floor in the evidence).
@@ -241,12 +260,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
 
-    /// Bootstrap resamples for the confidence intervals of ratios.
-    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(100..))]
+    /// Bootstrap resamples for the confidence intervals of ratios (100 to 100000: each
+    /// resample redraws every sample of an arm, so the cost grows with both).
+    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(100..=MAX_BOOTSTRAP))]
     pub bootstrap: u64,
 
-    /// Give up on a connection that makes no progress for this long.
-    #[arg(long, value_name = "MS", default_value_t = 5000)]
+    /// Give up on a connection that makes no progress for this long (1 to 600000: 0 is
+    /// not a timeout the kernel accepts, and a connection stalled for more than ten
+    /// minutes measures no handshake).
+    #[arg(long, value_name = "MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=MAX_IO_TIMEOUT_MS))]
     pub io_timeout_ms: u64,
 
     /// Testing aid: servers keep no session state and issue no tickets, so every resumed

@@ -16,7 +16,9 @@ pub mod sample;
 
 pub use index::{IndexEntry, ResultsIndex};
 pub use schema::*;
-pub use validate::{ArmKind, EvidenceError, Violation};
+pub use validate::{
+    ArmKind, EvidenceError, Violation, MAX_RATE_PER_S, MAX_RATIO, MAX_RTT_MS, MAX_SECONDS, MAX_US,
+};
 pub use verdict::{is_regression, Verdict};
 
 /// The JSON Schema (draft 2020-12) of [`Evidence`], generated from the types.

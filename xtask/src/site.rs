@@ -37,6 +37,15 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The file that marks a folder as a site this command built: only such a folder (or an
+/// empty one) is ever cleared for a new site.
+pub const MARKER: &str = ".handshake-lab-site";
+
+/// The largest evidence or index file the site takes (64 MiB). A quick run with phases is
+/// under 1 MB and a 100,000-sample run a few MB; a file past this is refused by name
+/// rather than handed to a browser tab.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
 /// Where `cargo xtask lab` puts the site (never committed: under target/).
 pub fn default_out() -> PathBuf {
     root().join("target").join("site")
@@ -54,7 +63,7 @@ pub fn build(results: &Path, out: &Path) -> Result<()> {
     wasm::build_viewer(out)?;
     std::fs::copy(root().join("index.html"), out.join("index.html"))
         .context("could not copy index.html into the site")?;
-    let index = copy_results(results, &out.join("results"))?;
+    let index = copy_results(results, &out.join("results"), MAX_FILE_BYTES)?;
     step(format!(
         "site ready in {} ({} evidence file(s)); open index.html through any static server",
         out.display(),
@@ -63,17 +72,25 @@ pub fn build(results: &Path, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Makes `out` an empty place for a site without ever wiping a folder that is not one.
+/// Makes `out` an empty place for a site without ever wiping a folder that is not one:
+/// only an empty folder, or one holding the [`MARKER`] this command leaves, is cleared.
+/// (An `index.html` proves nothing: `--out ~/www` must not wipe a real site.) A site
+/// built before the marker existed is recognised only at the default place, under this
+/// workspace's `target/`.
 fn prepare_out(out: &Path) -> Result<()> {
     if out.exists() {
-        let is_site = out.join("index.html").is_file();
+        let ours = out.join(MARKER).is_file()
+            || (out == default_out()
+                && out.join("index.html").is_file()
+                && out.join("viewer_bg.wasm").is_file());
         let empty = std::fs::read_dir(out)
             .with_context(|| format!("could not read {}", out.display()))?
             .next()
             .is_none();
-        if !is_site && !empty {
+        if !ours && !empty {
             bail!(
-                "{} exists and is not a site built by this command; pick another --out",
+                "{} exists and is not a site built by this command (no {MARKER} in it); \
+                 pick another --out, or empty it yourself",
                 out.display()
             );
         }
@@ -81,17 +98,38 @@ fn prepare_out(out: &Path) -> Result<()> {
             .with_context(|| format!("could not clear the old site in {}", out.display()))?;
     }
     std::fs::create_dir_all(out.join("results"))
-        .with_context(|| format!("could not create {}", out.display()))
+        .with_context(|| format!("could not create {}", out.display()))?;
+    std::fs::write(
+        out.join(MARKER),
+        "made by `cargo xtask site`; the next build clears this folder\n",
+    )
+    .with_context(|| format!("could not mark {} as a site", out.display()))
+}
+
+/// Reads `path` as text if it is at most `cap` bytes; a larger file is an error naming it.
+fn read_capped(path: &Path, cap: u64) -> Result<String> {
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("could not read {}", path.display()))?
+        .len();
+    if size > cap {
+        bail!(
+            "{} is {size} bytes, more than the {cap} bytes a site takes per file; move it out of the results folder",
+            path.display()
+        );
+    }
+    std::fs::read_to_string(path).with_context(|| format!("could not read {}", path.display()))
 }
 
 /// Copies every evidence file (`*.json` except `index.json`) and writes the site's index:
 /// the order and previews of `results/index.json` when it exists, then any file it does
 /// not list. Files are copied as they are: a broken one is shown broken by the viewer.
-fn copy_results(from: &Path, to: &Path) -> Result<ResultsIndex> {
-    let listed = match std::fs::read_to_string(from.join("index.json")) {
-        Ok(text) => parse_index(&text)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", from.join("index.json").display()))?,
-        Err(_) => ResultsIndex::default(),
+fn copy_results(from: &Path, to: &Path, cap: u64) -> Result<ResultsIndex> {
+    let index_path = from.join("index.json");
+    let listed = if index_path.exists() {
+        let text = read_capped(&index_path, cap)?;
+        parse_index(&text).map_err(|e| anyhow::anyhow!("{}: {e}", index_path.display()))?
+    } else {
+        ResultsIndex::default()
     };
     let mut files: Vec<String> = std::fs::read_dir(from)
         .with_context(|| format!("could not read {}", from.display()))?
@@ -111,6 +149,17 @@ fn copy_results(from: &Path, to: &Path) -> Result<ResultsIndex> {
                 from.join("index.json").display(),
                 entry.file,
                 from.display()
+            );
+        }
+    }
+    for file in &files {
+        let size = std::fs::metadata(from.join(file))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        if size > cap {
+            bail!(
+                "{} is {size} bytes, more than the {cap} bytes a site takes per file; move it out of the results folder",
+                from.join(file).display()
             );
         }
     }
@@ -151,5 +200,62 @@ fn preview(path: &Path) -> IndexEntry {
             .pointer("/run/complete")
             .and_then(|v| v.as_bool())
             .unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("xtask-site-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_folder_with_an_index_html_but_no_marker_is_never_wiped() {
+        let www = scratch("www");
+        std::fs::write(www.join("index.html"), "<h1>my real site</h1>").unwrap();
+        std::fs::write(www.join("photo.jpg"), "jpeg").unwrap();
+        let err = format!("{:#}", prepare_out(&www).unwrap_err());
+        assert!(err.contains("not a site built by this command"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(www.join("index.html")).unwrap(),
+            "<h1>my real site</h1>"
+        );
+        assert!(www.join("photo.jpg").is_file());
+    }
+
+    #[test]
+    fn a_marked_site_is_cleared_and_marked_again() {
+        let site = scratch("site");
+        prepare_out(&site).unwrap(); // empty: fine
+        assert!(site.join(MARKER).is_file());
+        std::fs::write(site.join("index.html"), "old").unwrap();
+        prepare_out(&site).unwrap();
+        assert!(!site.join("index.html").exists(), "the old site is gone");
+        assert!(site.join(MARKER).is_file() && site.join("results").is_dir());
+    }
+
+    #[test]
+    fn an_evidence_file_over_the_cap_is_refused_by_name() {
+        let results = scratch("big-results");
+        let to = scratch("big-to");
+        std::fs::write(results.join("small.json"), "{}").unwrap();
+        std::fs::write(results.join("huge.json"), vec![b' '; 2000]).unwrap();
+        let err = format!("{:#}", copy_results(&results, &to, 1000).unwrap_err());
+        assert!(
+            err.contains("huge.json is 2000 bytes, more than the 1000 bytes"),
+            "{err}"
+        );
+        std::fs::write(results.join("huge.json"), "{}").unwrap();
+        std::fs::write(results.join("index.json"), vec![b' '; 2000]).unwrap();
+        let err = format!("{:#}", copy_results(&results, &to, 1000).unwrap_err());
+        assert!(err.contains("index.json is 2000 bytes"), "{err}");
+        std::fs::remove_file(results.join("index.json")).unwrap();
+        let index = copy_results(&results, &to, 1000).unwrap();
+        assert_eq!(index.runs.len(), 2);
     }
 }

@@ -8,6 +8,7 @@ pub mod guard;
 pub mod openssl;
 pub mod python;
 pub mod s_time;
+pub mod script;
 pub mod server;
 pub mod tcp;
 pub mod tls;

@@ -28,6 +28,31 @@ pub const WWW_PATH: &str = "/x";
 const REQUEST: &[u8] = b"GET /x HTTP/1.0\r\n\r\n";
 const RESPONSE: &[u8] = b"HTTP/1.0 200 ok\r\nContent-type: text/plain\r\n\r\nx";
 
+/// One full handshake to `addr` with the rustls client of `spec` (recording off), which
+/// trusts only the run's CA: Ok only if the server presents the run's own leaf for
+/// `spec`'s certificate kind. What a peer server must pass before it is measured.
+pub fn presents_leaf(
+    spec: &ArmSpec,
+    certs: &CertStore,
+    addr: SocketAddr,
+    io_timeout: Duration,
+) -> Result<()> {
+    let probe = ArmSpec {
+        mode: shared::Mode::Full,
+        resumption: None,
+        early_data: false,
+        phases: super::PhaseRecording::Off,
+        ..*spec
+    };
+    let opts = SessionOptions::loopback(io_timeout, false);
+    let client = tls::TlsClient::new(&probe, certs, &opts)?;
+    let h = client.handshake(addr)?;
+    match client.facts(&h).and_then(|f| f.expected_cert) {
+        Some(true) => Ok(()),
+        _ => bail!("the server on {addr} did not present the run's leaf"),
+    }
+}
+
 /// `openssl version`'s first line, e.g. `OpenSSL 3.0.19 27 Jan 2026 (Library: ...)`.
 pub fn version(program: &Path) -> Result<String> {
     let out = Command::new(program)
@@ -74,7 +99,10 @@ pub struct SServer {
 
 impl SServer {
     /// Starts s_server for `files`, serving `www` (which holds [`WWW_FILE`]), with the
-    /// key exchange pinned to `group`; waits until it accepts connections.
+    /// key exchange pinned to `group`; waits until `ready` succeeds against it (a
+    /// handshake that presents the run's leaf: see [`presents_leaf`]), not merely until
+    /// something listens on the port.
+    #[allow(clippy::too_many_arguments)]
     pub fn start(
         program: &Path,
         files: &PemFiles,
@@ -82,6 +110,7 @@ impl SServer {
         group: KxGroup,
         log: PathBuf,
         io_timeout: Duration,
+        ready: &dyn Fn(SocketAddr) -> Result<()>,
     ) -> Result<Self> {
         let group = group_name(group)
             .ok_or_else(|| anyhow!("openssl s_server: OpenSSL 3.0 has no group {group}"))?;
@@ -110,13 +139,13 @@ impl SServer {
         let deadline = Instant::now() + io_timeout;
         loop {
             server.check_alive()?;
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+            let probe = ready(addr);
+            if probe.is_ok() {
                 return Ok(server);
             }
             if Instant::now() > deadline {
-                bail!(
-                    "openssl s_server did not accept connections on {addr} within {io_timeout:?}"
-                );
+                let why = probe.err().map(|e| format!("{e:#}")).unwrap_or_default();
+                bail!("openssl s_server on {addr} was not ready within {io_timeout:?}: {why}");
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -368,5 +397,56 @@ impl Session for SServerClient {
 
     fn server_reports(&self) -> bool {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shared::{CertKind, KxGroup, Mode};
+
+    use super::*;
+    use crate::arms::default_set;
+
+    /// Serves one TLS connection on loopback with `certs`' leaf; returns its address.
+    fn one_tls_server(certs: &CertStore) -> SocketAddr {
+        let set = certs.get(CertKind::EcdsaP256).unwrap();
+        let config = ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![set.leaf.clone()], set.leaf_key())
+        .unwrap();
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (mut tcp, _) = listener.accept().unwrap();
+            let mut conn = ServerConnection::new(Arc::new(config)).unwrap();
+            let _ = conn.complete_io(&mut tcp);
+        });
+        addr
+    }
+
+    #[test]
+    fn readiness_needs_a_handshake_with_the_runs_own_leaf() {
+        let ours = CertStore::generate([CertKind::EcdsaP256]).unwrap();
+        let spec = default_set(&[CertKind::EcdsaP256], &[KxGroup::X25519], false)
+            .into_iter()
+            .find(|s| s.protocol == Protocol::Tls13 && s.mode == Mode::Full)
+            .unwrap();
+        let t = Duration::from_secs(5);
+        presents_leaf(&spec, &ours, one_tls_server(&ours), t).expect("our own leaf");
+        // Another run's certificates on the port: not ready.
+        let other = CertStore::generate([CertKind::EcdsaP256]).unwrap();
+        assert!(presents_leaf(&spec, &ours, one_tls_server(&other), t).is_err());
+        // A listener that is not a TLS server at all: not ready.
+        let plain = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let addr = plain.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (s, _) = plain.accept().unwrap();
+            drop(s);
+        });
+        assert!(presents_leaf(&spec, &ours, addr, t).is_err());
     }
 }

@@ -4,7 +4,6 @@
 //! per timed connection; the collector checks each one and computes every statistic.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -15,6 +14,7 @@ use serde_json::{json, Value};
 use shared::{CertKind, Mode, Protocol, Side};
 
 use super::openssl::PemFiles;
+use super::script::{overall_limit, run_script};
 use super::{ArmSpec, Handshake};
 use crate::measure::{check_side, ArmRun, Plan};
 use crate::peers::private_dir::{Guarded, PrivateDir};
@@ -104,37 +104,11 @@ pub fn run(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut proc = Guarded::spawn(&mut cmd, "the Python arm script")?;
-    proc.child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(input.to_string().as_bytes())
-        .context("could not hand the plan to the Python script")?;
-    let mut err_pipe = proc.child.stderr.take().expect("piped");
-    let errors = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err_pipe.read_to_string(&mut s);
-        s
-    });
-    let mut out = String::new();
-    proc.child
-        .stdout
-        .take()
-        .expect("piped")
-        .read_to_string(&mut out)
-        .context("reading the Python script's output")?;
-    proc.reap()?;
-    let status = proc.child.try_wait().ok().flatten();
-    let stderr = errors.join().unwrap_or_default();
-    if out.trim().is_empty() {
-        let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
-        bail!(
-            "the Python arm script printed nothing{}: {}",
-            status.map(|s| format!(" ({s})")).unwrap_or_default(),
-            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-        );
-    }
+    let proc = Guarded::spawn(&mut cmd, "the Python arm script")?;
+    let connections = specs.len() as u64 * (plan.samples + plan.warmup_per_chunk * plan.rounds);
+    let limit = overall_limit(connections);
+    let out = run_script(proc, &input.to_string(), limit)
+        .with_context(|| format!("{connections} connections"))?;
     parse(&out, specs)
 }
 
@@ -267,6 +241,7 @@ fn arm_run(spec: ArmSpec, arm: OutArm) -> Result<ArmRun> {
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
     use crate::evidence::build_arm;
 

@@ -1,8 +1,10 @@
-//! Writing evidence: atomically (temp file + rename), and keeping `index.json` current
-//! without losing earlier runs.
+//! Writing evidence: atomically (temp file + rename, then fsync of the file and the
+//! folder), never over another run's file, and keeping `index.json` current under a lock
+//! so concurrent runs into one folder all stay listed.
 
 use std::fs;
 use std::io::Write;
+use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -19,57 +21,163 @@ pub fn check_writable(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Writes `bytes` to `path` so that readers see the old file or the new one, never half.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        fs::remove_file(&tmp).ok();
+/// A temp file next to `path` that no other writer (process or thread) can be using.
+fn create_temp(path: &Path) -> std::io::Result<(PathBuf, fs::File)> {
+    loop {
+        let tmp = path.with_extension(format!(
+            "tmp-{}-{:08x}",
+            std::process::id(),
+            fastrand::u32(..)
+        ));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            other => return other.map(|f| (tmp, f)),
+        }
     }
+}
+
+/// fsync of the folder holding `path`, so a rename or link in it survives a crash.
+fn sync_parent(path: &Path) -> std::io::Result<()> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    fs::File::open(parent)?.sync_all()
+}
+
+/// Writes `bytes` to a fresh temp file beside `path`, synced; removed again on failure.
+fn write_temp(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    let (tmp, mut f) = create_temp(path)?;
+    let written = f.write_all(bytes).and_then(|_| f.sync_all());
+    match written {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            fs::remove_file(&tmp).ok();
+            Err(e)
+        }
+    }
+}
+
+/// Writes `bytes` to `path` so that readers see the old file or the new one, never half.
+/// On failure the old file is untouched and no temp file is left.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let result = write_temp(path, bytes).and_then(|tmp| {
+        fs::rename(&tmp, path).inspect_err(|_| {
+            fs::remove_file(&tmp).ok();
+        })?;
+        sync_parent(path)
+    });
     result.with_context(|| format!("could not write {}", path.display()))
 }
 
+/// Writes `bytes` as `path` only if no file has that name: hard-linking the synced temp
+/// file fails atomically when the name is taken. Ok(false) when it was taken.
+fn write_new(path: &Path, bytes: &[u8]) -> Result<bool> {
+    let tmp =
+        write_temp(path, bytes).with_context(|| format!("could not write {}", path.display()))?;
+    let linked = fs::hard_link(&tmp, path);
+    fs::remove_file(&tmp).ok();
+    match linked {
+        Ok(()) => {
+            sync_parent(path).with_context(|| format!("could not sync {}", path.display()))?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e).with_context(|| format!("could not write {}", path.display())),
+    }
+}
+
+/// An exclusive `flock` on the folder itself, released when dropped (or when the
+/// process dies). Every collector writing into the folder takes it around the whole
+/// read-modify-write of `index.json`.
+struct FolderLock(#[allow(dead_code)] fs::File);
+
+impl FolderLock {
+    fn take(dir: &Path) -> Result<Self> {
+        let f = fs::File::open(dir)
+            .with_context(|| format!("could not open {} to lock it", dir.display()))?;
+        // SAFETY: flock on a descriptor we own; it blocks until the lock is ours.
+        loop {
+            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                return Ok(Self(f));
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(e).with_context(|| format!("could not lock {}", dir.display()));
+            }
+        }
+    }
+}
+
 /// Writes `evidence` as `dir/<run id>.json` and adds it to `dir/index.json`.
-/// An unreadable existing index is kept aside as `index.json.unreadable-<run id>` and
-/// rebuilt from the evidence files in `dir`, so no earlier run drops out of it.
+/// When a file of that name exists already (two runs in the same second with the same
+/// suffix), the run id gets `-2`, `-3`, … rather than overwriting it.
+/// An unreadable or foreign existing index (not UTF-8, not JSON, not an index) is kept
+/// aside as `index.json.unreadable-<run id>` and rebuilt from the evidence files in
+/// `dir`, so no earlier run drops out of it.
 /// Returns the evidence file's path, and a warning if the index had to be rebuilt.
 pub fn write_run(dir: &Path, evidence: &Evidence) -> Result<(PathBuf, Option<String>)> {
-    let file = format!("{}.json", evidence.run.id);
-    let path = dir.join(&file);
-    write_atomic(&path, evidence.to_json().as_bytes())?;
+    let _lock = FolderLock::take(dir)?;
+    let mut evidence = std::borrow::Cow::Borrowed(evidence);
+    let base = evidence.run.id.clone();
+    let mut n = 1;
+    let (file, path) = loop {
+        let file = format!("{}.json", evidence.run.id);
+        let path = dir.join(&file);
+        if write_new(&path, evidence.to_json().as_bytes())? {
+            break (file, path);
+        }
+        n += 1;
+        evidence.to_mut().run.id = format!("{base}-{n}");
+    };
 
     let index_path = dir.join("index.json");
     let mut warning = None;
-    let mut index = match fs::read_to_string(&index_path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => ResultsIndex::default(),
+    let read = match fs::read(&index_path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ResultsIndex::default()),
         Err(e) => {
             return Err(e).with_context(|| format!("could not read {}", index_path.display()))
         }
-        Ok(text) => match serde_json::from_str::<ResultsIndex>(&text) {
-            Ok(index) => index,
-            Err(e) => {
-                let aside = dir.join(format!("index.json.unreadable-{}", evidence.run.id));
-                fs::rename(&index_path, &aside)
-                    .with_context(|| format!("could not move aside {}", index_path.display()))?;
-                warning = Some(format!(
-                    "{} was unreadable ({e}); kept it as {} and rebuilt the index from the evidence files in {}",
-                    index_path.display(),
-                    aside.display(),
-                    dir.display()
-                ));
-                rebuild_index(dir)?
-            }
+        Ok(bytes) => match std::str::from_utf8(&bytes) {
+            Err(e) => Err(format!("not UTF-8: {e}")),
+            Ok(text) => serde_json::from_str::<ResultsIndex>(text)
+                .map_err(|e| format!("not a results index: {e}")),
         },
     };
-    index.upsert(entry(&file, evidence));
+    let mut index = match read {
+        Ok(index) => index,
+        Err(why) => {
+            let aside = set_aside(&index_path, &evidence.run.id)?;
+            warning = Some(format!(
+                "{} was unreadable ({why}); kept it as {} and rebuilt the index from the evidence files in {}",
+                index_path.display(),
+                aside.display(),
+                dir.display()
+            ));
+            rebuild_index(dir)?
+        }
+    };
+    index.upsert(entry(&file, &evidence));
     let json = serde_json::to_string_pretty(&index).expect("index serializes");
     write_atomic(&index_path, json.as_bytes())?;
     Ok((path, warning))
+}
+
+/// Renames `index_path` to a free `index.json.unreadable-<id>[-n]` name.
+fn set_aside(index_path: &Path, id: &str) -> Result<PathBuf> {
+    let mut aside = index_path.with_file_name(format!("index.json.unreadable-{id}"));
+    let mut n = 1;
+    while aside.exists() {
+        n += 1;
+        aside = index_path.with_file_name(format!("index.json.unreadable-{id}-{n}"));
+    }
+    fs::rename(index_path, &aside)
+        .with_context(|| format!("could not move aside {}", index_path.display()))?;
+    Ok(aside)
 }
 
 fn entry(file: &str, e: &Evidence) -> IndexEntry {
@@ -106,66 +214,5 @@ fn rebuild_index(dir: &Path) -> Result<ResultsIndex> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("collector-write-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        fs::create_dir_all(&d).unwrap();
-        d
-    }
-
-    fn evidence(id: &str, started: &str) -> Evidence {
-        let mut e = shared::sample::evidence();
-        e.run.id = id.into();
-        e.run.started_at = started.into();
-        e
-    }
-
-    #[test]
-    fn index_keeps_earlier_runs_and_replaces_same_file() {
-        let d = scratch("keep");
-        write_run(&d, &evidence("b", "2026-01-02T00:00:00Z")).unwrap();
-        write_run(&d, &evidence("a", "2026-01-01T00:00:00Z")).unwrap();
-        write_run(&d, &evidence("b", "2026-01-02T00:00:00Z")).unwrap();
-        let index: ResultsIndex =
-            serde_json::from_str(&fs::read_to_string(d.join("index.json")).unwrap()).unwrap();
-        let files: Vec<_> = index.runs.iter().map(|e| e.file.as_str()).collect();
-        assert_eq!(files, ["a.json", "b.json"]);
-        assert!(Evidence::from_json(&fs::read_to_string(d.join("a.json")).unwrap()).is_ok());
-        assert_eq!(
-            fs::read_dir(&d).unwrap().count(),
-            3,
-            "no temp files left behind"
-        );
-    }
-
-    #[test]
-    fn unreadable_index_is_kept_aside_and_rebuilt() {
-        let d = scratch("corrupt");
-        write_run(&d, &evidence("old", "2026-01-01T00:00:00Z")).unwrap();
-        fs::write(d.join("index.json"), "{ not json").unwrap();
-        let (_, warning) = write_run(&d, &evidence("new", "2026-01-02T00:00:00Z")).unwrap();
-        assert!(warning.unwrap().contains("unreadable"));
-        assert_eq!(
-            fs::read_to_string(d.join("index.json.unreadable-new")).unwrap(),
-            "{ not json"
-        );
-        let index: ResultsIndex =
-            serde_json::from_str(&fs::read_to_string(d.join("index.json")).unwrap()).unwrap();
-        assert_eq!(index.runs.len(), 2, "the old run is still listed");
-    }
-
-    #[test]
-    fn unwritable_folder_is_reported() {
-        let d = scratch("ro");
-        let file = d.join("a-file");
-        fs::write(&file, "x").unwrap();
-        let err = check_writable(&file.join("sub")).unwrap_err();
-        assert!(
-            format!("{err:#}").contains("cannot create the output folder"),
-            "{err:#}"
-        );
-    }
-}
+#[path = "write_tests.rs"]
+mod tests;

@@ -4,7 +4,7 @@
 //! delay line of RTT/2 each way. SYN and SYN-ACK are delayed like every other packet,
 //! so TCP connect itself costs one round trip.
 
-mod netns;
+pub mod netns;
 mod tun;
 
 use std::collections::VecDeque;

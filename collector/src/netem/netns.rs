@@ -3,8 +3,21 @@
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::process::Command;
+use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
+
+/// Namespaces that exist now and must not outlive the process (see [`remove_all_now`]).
+static LIVE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Deletes every live namespace at once: for exits that skip destructors (a second
+/// signal calls `process::exit`).
+pub fn remove_all_now() {
+    let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
+    for name in live {
+        let _ = ip(&["netns", "del", &name]);
+    }
+}
 
 /// A named network namespace that exists as long as this value does.
 pub struct Netns {
@@ -18,6 +31,9 @@ impl Netns {
         ip(&["netns", "add", name]).with_context(|| {
             format!("could not create network namespace {name} (emulated round trips need root and `ip` from iproute2)")
         })?;
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(name.to_string());
         let ns = Netns {
             name: name.to_string(),
             file: File::open(format!("/var/run/netns/{name}"))
@@ -55,6 +71,9 @@ impl Netns {
 impl Drop for Netns {
     fn drop(&mut self) {
         let _ = ip(&["netns", "del", &self.name]);
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|n| n != &self.name);
     }
 }
 
@@ -82,8 +101,9 @@ fn ip(args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// Removes namespaces with `prefix` left by earlier runs whose process is gone (a run
-/// killed with SIGKILL cannot clean up after itself).
+/// Removes namespaces with `prefix` left by earlier runs that are over (a run killed with
+/// SIGKILL cannot clean up after itself; a container restart can give us the dead run's
+/// pid), never one this process holds.
 pub fn remove_stale(prefix: &str) {
     let Ok(out) = Command::new("ip").args(["netns", "list"]).output() else {
         return;
@@ -94,7 +114,12 @@ pub fn remove_stale(prefix: &str) {
             continue;
         };
         let pid: Option<u32> = rest.split('-').next().and_then(|p| p.parse().ok());
-        if pid.is_some_and(|p| !std::path::Path::new(&format!("/proc/{p}")).exists()) {
+        let live = LIVE
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|n| n == name);
+        if pid.is_some_and(crate::peers::private_dir::run_is_over) && !live {
             let _ = ip(&["netns", "del", name]);
         }
     }

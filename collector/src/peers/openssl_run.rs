@@ -36,8 +36,10 @@ pub(super) fn run(w: &Work, records: &mut [Option<Arm>]) -> Result<()> {
     let mut s_servers: BTreeMap<CertKind, Started<SServer>> = BTreeMap::new();
     for &i in &idx {
         let cert = w.arms[i].spec().cert.expect("OpenSSL arms have a cert");
+        let spec = w.arms[i].spec();
         let server = s_servers.entry(cert).or_insert_with(|| {
             let log = w.dir.path().join(format!("s_server-{cert}.log"));
+            let ready = |addr| openssl::presents_leaf(&spec, w.store, addr, w.ctx.io_timeout);
             SServer::start(
                 w.program,
                 &w.files[&cert],
@@ -45,6 +47,7 @@ pub(super) fn run(w: &Work, records: &mut [Option<Arm>]) -> Result<()> {
                 group,
                 log,
                 w.ctx.io_timeout,
+                &ready,
             )
             .map_err(|e| format!("{e:#}"))
         });

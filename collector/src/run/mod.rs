@@ -3,6 +3,7 @@
 mod phases;
 mod plan;
 mod record;
+mod signals;
 mod sockets;
 
 use std::process::ExitCode;
@@ -26,7 +27,7 @@ use crate::report;
 
 /// Exit status when an arm's evidence carries an error.
 pub const EXIT_ARM_ERROR: u8 = 3;
-/// Exit status after Ctrl-C (128 + SIGINT).
+/// Exit status after Ctrl-C (128 + SIGINT); SIGTERM gives 143 and SIGHUP 129.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
@@ -86,17 +87,13 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         .map_err(|e| anyhow::anyhow!("{e:#} (checked before measuring; nothing was run)"))?;
 
     let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            peers::private_dir::remove_all_now();
-            std::process::exit(EXIT_INTERRUPTED as i32);
-        }
+    signals::install(stop.clone()).context("could not install the signal handlers")?;
+    for dir in peers::private_dir::remove_stale() {
         eprintln!(
-            "\ncollector: interrupted; saving what was measured (Ctrl-C again to quit at once)"
+            "collector: removed {}, a key folder left by a run that is over",
+            dir.display()
         );
-    })
-    .context("could not install the Ctrl-C handler")?;
+    }
 
     let (plan, warmup) = plan::plan(&args, rtts.is_some(), request);
     let (samples, seed) = (plan.samples, plan.seed);
@@ -250,7 +247,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
 }
 
 /// Writes the evidence, prints the summary, and turns the outcome into an exit status:
-/// 130 after Ctrl-C, 3 when an arm's evidence has an error it was not meant to have.
+/// 130 after Ctrl-C (143 after SIGTERM, 129 after SIGHUP: see `signals`), which takes
+/// precedence over 3 when an arm's evidence has an error it was not meant to have.
 fn finish(
     out: &std::path::Path,
     evidence: &Evidence,
@@ -283,8 +281,13 @@ fn finish(
         .map(|a| a.id.as_str())
         .collect();
     if interrupted {
-        eprintln!("collector: interrupted; the evidence above is partial (complete: false)");
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        eprintln!(
+            "collector: stopped by {}; the evidence above is partial (complete: false)",
+            signals::name()
+        );
+        return Ok(ExitCode::from(
+            signals::exit_status().unwrap_or(EXIT_INTERRUPTED),
+        ));
     }
     if !broken.is_empty() {
         eprintln!(

@@ -49,6 +49,11 @@ pub fn plan(specs: &mut Vec<ArmSpec>, no_phases: bool, request: bool) -> Option<
 /// Marks the control arm in the evidence.
 pub fn mark_control(arms: &mut [Arm], control: &Option<Control>) {
     let Some(c) = control else { return };
+    // A run stopped by a signal before the traced arm measured anything has no traced arm
+    // to name (the evidence would break its own invariant).
+    if !arms.iter().any(|a| a.id == c.traced) {
+        return;
+    }
     if let Some(a) = arms.iter_mut().find(|a| a.id == c.control) {
         a.control_of = Some(c.traced.clone());
     }
@@ -118,5 +123,25 @@ mod tests {
         assert!(specs.iter().all(|s| s.phases == PhaseRecording::Off));
         let mut specs = default_set(&[CertKind::EcdsaP256], &[KxGroup::X25519], true);
         assert!(plan(&mut specs, false, true).is_none(), "request mode");
+    }
+
+    #[test]
+    fn a_control_whose_traced_arm_is_missing_names_nothing() {
+        let control = Some(Control {
+            control: "b-untraced".into(),
+            traced: "b".into(),
+        });
+        let mut arm = shared::sample::evidence().arms.remove(0);
+        arm.id = "b-untraced".into();
+        arm.control_of = None;
+        // Interrupted before arm `b` measured anything: only the control is there.
+        let mut arms = vec![arm.clone()];
+        mark_control(&mut arms, &control);
+        assert_eq!(arms[0].control_of, None);
+        let mut traced = arm;
+        traced.id = "b".into();
+        arms.push(traced);
+        mark_control(&mut arms, &control);
+        assert_eq!(arms[0].control_of.as_deref(), Some("b"));
     }
 }

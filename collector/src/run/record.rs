@@ -143,7 +143,7 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         let done: u64 = arms.iter().map(|a| a.attempted).sum();
         put(
             "interrupted",
-            format!("Ctrl-C after {done} timed connections"),
+            format!("{} after {done} timed connections", super::signals::name()),
         );
     }
     Settings {

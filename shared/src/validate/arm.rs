@@ -115,15 +115,23 @@ fn check_rate(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
         }
     }
     if !rate.slices.is_empty() {
-        let sum: u64 = rate.slices.iter().map(|s| s.connections).sum();
-        if sum != rate.connections {
-            bad(
+        let sum = rate
+            .slices
+            .iter()
+            .try_fold(0u64, |acc, s| acc.checked_add(s.connections));
+        match sum {
+            None => bad(
+                at("rate.slices"),
+                "the slices' connections add up to more than 2^64".into(),
+            ),
+            Some(sum) if sum != rate.connections => bad(
                 at("rate.slices"),
                 format!(
                     "slices add up to {sum} connections, not {}",
                     rate.connections
                 ),
-            );
+            ),
+            Some(_) => {}
         }
         if let Some(j) = rate.slices.iter().position(|s| s.resumed > s.connections) {
             bad(
@@ -226,7 +234,13 @@ fn check_rounds(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
         }
         return;
     }
-    let total: u64 = per_round.iter().sum();
+    let Some(total) = per_round
+        .iter()
+        .try_fold(0u64, |acc, n| acc.checked_add(*n))
+    else {
+        bad(at("samples_per_round"), "adds up to more than 2^64".into());
+        return;
+    };
     if total != arm.succeeded || arm.samples_us.len() as u64 != total {
         bad(
             at("samples_per_round"),

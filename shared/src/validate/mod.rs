@@ -1,15 +1,17 @@
 //! Reading evidence: JSON syntax, schema version, field types, then invariants.
 //! Every error names where in the file it is.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fmt;
 
 mod arm;
+mod bounds;
 mod locate;
 mod phases;
 
-use crate::schema::{ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
+use crate::schema::{Arm, ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
 pub use arm::ArmKind;
+pub use bounds::{MAX_RATE_PER_S, MAX_RATIO, MAX_RTT_MS, MAX_SECONDS, MAX_US};
 
 /// Why a file is not usable evidence.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -108,13 +110,17 @@ impl Evidence {
     pub fn violations(&self) -> Vec<Violation> {
         let mut out = Vec::new();
         let mut bad = |path: String, message: String| out.push(Violation { path, message });
-        let mut ids = HashSet::new();
+        // Each id's first arm: lookups by id stay linear in arms + comparisons.
+        let mut by_id: HashMap<&str, &Arm> = HashMap::with_capacity(self.arms.len());
         for (i, arm) in self.arms.iter().enumerate() {
             let at = |field: &str| format!("arms[{i}].{field}");
-            if !ids.insert(arm.id.as_str()) {
+            if by_id.insert(arm.id.as_str(), arm).is_some() {
                 bad(at("id"), format!("arm id `{}` appears twice", arm.id));
             }
-            if arm.succeeded + arm.failed != arm.attempted {
+        }
+        for (i, arm) in self.arms.iter().enumerate() {
+            let at = |field: &str| format!("arms[{i}].{field}");
+            if arm.succeeded.checked_add(arm.failed) != Some(arm.attempted) {
                 bad(
                     at("attempted"),
                     format!(
@@ -172,8 +178,10 @@ impl Evidence {
             }
             arm::check(arm, &at, &mut bad);
             phases::check(arm, &at, &mut bad);
+            bounds::check_arm(arm, &at, &mut bad);
         }
-        phases::check_control(&self.arms, &self.comparisons, &mut bad);
+        bounds::check_rest(self, &mut bad);
+        phases::check_control(&self.arms, &by_id, &self.comparisons, &mut bad);
         for (i, p) in self.primitives.iter().enumerate() {
             if let (Some(b), Some(a)) = (p.median_before_us, p.median_after_us) {
                 // The median of two passes pooled lies between the passes' medians.
@@ -189,8 +197,9 @@ impl Evidence {
             }
         }
         for (i, c) in self.comparisons.iter().enumerate() {
+            bounds::check_comparison(i, c, &mut bad);
             for (field, id) in [("baseline", &c.baseline), ("candidate", &c.candidate)] {
-                if !ids.contains(id.as_str()) {
+                if !by_id.contains_key(id.as_str()) {
                     bad(
                         format!("comparisons[{i}].{field}"),
                         format!("names arm `{id}`, which is not in `arms`"),
@@ -211,7 +220,7 @@ impl Evidence {
                 );
             }
             for (field, id) in [("baseline", &c.baseline), ("candidate", &c.candidate)] {
-                if let Some(arm) = self.arms.iter().find(|a| &a.id == id) {
+                if let Some(arm) = by_id.get(id.as_str()) {
                     if arm.error.is_some() || arm.skipped.is_some() {
                         bad(
                             format!("comparisons[{i}].{field}"),
@@ -229,7 +238,7 @@ impl Evidence {
                 }
             }
             if c.kind == ComparisonKind::ZeroRttSpeedup {
-                let arm = |id: &String| self.arms.iter().find(|a| &a.id == id);
+                let arm = |id: &String| by_id.get(id.as_str());
                 if arm(&c.candidate).is_some_and(|a| a.early_data.is_none()) {
                     bad(
                         format!("comparisons[{i}].candidate"),

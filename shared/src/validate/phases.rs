@@ -1,5 +1,7 @@
 //! Invariants of an arm's phase timing ([`crate::Phases`]) and of control arms.
 
+use std::collections::HashMap;
+
 use crate::schema::{Arm, Comparison, ComparisonKind, Phases};
 
 use super::arm::Bad;
@@ -117,9 +119,14 @@ fn check_decomposition(p: &Phases, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_
 
 /// A control arm names an arm of the same run that is not itself a control, and enters
 /// no comparison but its own (`phase_recording_cost`, as the baseline).
-pub(super) fn check_control(arms: &[Arm], comparisons: &[Comparison], bad: &mut Bad<'_>) {
+pub(super) fn check_control(
+    arms: &[Arm],
+    by_id: &HashMap<&str, &Arm>,
+    comparisons: &[Comparison],
+    bad: &mut Bad<'_>,
+) {
     for (i, c) in comparisons.iter().enumerate() {
-        let control = |id: &str| arms.iter().any(|a| a.id == id && a.control_of.is_some());
+        let control = |id: &str| by_id.get(id).is_some_and(|a| a.control_of.is_some());
         let own = c.kind == ComparisonKind::PhaseRecordingCost
             && control(&c.baseline)
             && !control(&c.candidate);
@@ -138,7 +145,7 @@ pub(super) fn check_control(arms: &[Arm], comparisons: &[Comparison], bad: &mut 
     }
     for (i, arm) in arms.iter().enumerate() {
         let Some(of) = &arm.control_of else { continue };
-        match arms.iter().find(|a| &a.id == of) {
+        match by_id.get(of.as_str()) {
             None => bad(
                 format!("arms[{i}].control_of"),
                 format!("names arm `{of}`, which is not in `arms`"),
