@@ -6,6 +6,7 @@ use shared::{Arm, ComparisonKind, Evidence, Protocol};
 use super::filter::ArmFilter;
 use super::format::PER_USER_CPU_S;
 use super::load::RunSet;
+use super::stacks::stack_pair;
 
 /// Why an arm has no numbers to show as results.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,10 +112,11 @@ pub fn compare_bars(runs: &RunSet, arm_id: &str) -> Vec<PercentileBar> {
         .collect()
 }
 
-/// Full/resumed p50 ratio of one protocol × cert × group × resumption kind.
+/// Full/resumed p50 ratio of one stack × protocol × cert × group × resumption kind.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpeedupBar {
-    /// `cert · group · resumption`, shared by the TLS 1.2 and TLS 1.3 bars.
+    /// `stack · cert · group · resumption` (and the RTT of an RTT arm), shared by the
+    /// TLS 1.2 and TLS 1.3 bars of one stack: never by two stacks' bars.
     pub group: String,
     pub protocol: Protocol,
     pub ratio: f64,
@@ -151,12 +153,16 @@ pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
             } else {
                 resumed.resumption.map(|r| r.to_string())
             };
-            let group = format!(
-                "{} · {} · {}",
+            let mut group = format!(
+                "{} · {} · {} · {}",
+                stack_pair(resumed),
                 name(resumed.cert.map(|c| c.to_string())),
                 name(resumed.kx_group.map(|g| g.to_string())),
                 name(how),
             );
+            if let Some(rtt) = resumed.rtt_ms {
+                group.push_str(&format!(" · RTT {rtt} ms"));
+            }
             let blame = |arm: &Arm, why: NoResult| match why {
                 NoResult::Error(m) => NoResult::Error(format!("{}: {m}", arm.id)),
                 NoResult::Note(m) => NoResult::Note(format!("{}: {m}", arm.id)),
@@ -259,6 +265,7 @@ mod tests {
     use super::*;
     use crate::data::filter::Facet;
     use crate::data::testdata::{sample, with_tls12};
+    use shared::{Mode, Resumption, Stack};
 
     #[test]
     fn percentile_bars_follow_the_evidence_and_the_filter() {
@@ -285,8 +292,16 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("ecdsa-p256 · x25519 · ticket", Protocol::Tls12, 1.7),
-                ("ecdsa-p256 · x25519 · ticket", Protocol::Tls13, 2.0),
+                (
+                    "rustls · ecdsa-p256 · x25519 · ticket",
+                    Protocol::Tls12,
+                    1.7
+                ),
+                (
+                    "rustls · ecdsa-p256 · x25519 · ticket",
+                    Protocol::Tls13,
+                    2.0
+                ),
             ]
         );
         assert!(bars.iter().all(|b| b.no_result.is_none()));
@@ -300,6 +315,117 @@ mod tests {
         let mut f = ArmFilter::default();
         f.toggle(Facet::Protocol(Protocol::Tls12));
         assert_eq!(resume_speedups(&ev, &f).len(), 1);
+    }
+
+    #[test]
+    fn each_stack_has_its_own_speedup_rows() {
+        // rustls↔rustls (1.7×, 2.0×) from `with_tls12`, plus a rustls client against
+        // s_server with the same cert, group and kind, and Python (no group recorded).
+        let mut ev = with_tls12();
+        let pairs = [
+            ("sserver-tls12", Protocol::Tls12, Stack::OpensslSServer, 5.3),
+            (
+                "sserver-tls13",
+                Protocol::Tls13,
+                Stack::OpensslSServer,
+                2.33,
+            ),
+            ("python-tls13", Protocol::Tls13, Stack::PythonSsl, 1.5),
+        ];
+        for (id, protocol, server, ratio) in pairs {
+            let client = if server == Stack::PythonSsl {
+                server
+            } else {
+                Stack::Rustls
+            };
+            for (mode, resumption) in [
+                (Mode::Full, None),
+                (Mode::Resumed, Some(Resumption::Ticket)),
+            ] {
+                let mut a = shared::sample::arm(
+                    &format!("{id}-{mode}"),
+                    protocol,
+                    mode,
+                    resumption,
+                    vec![400.0, 410.0],
+                );
+                (a.stack, a.client_stack, a.server_stack) = (server, client, server);
+                if server == Stack::PythonSsl {
+                    a.kx_group = None;
+                }
+                ev.arms.push(a);
+            }
+            let mut c = ev.comparisons[0].clone();
+            (c.baseline, c.candidate) = (format!("{id}-full"), format!("{id}-resumed"));
+            (c.p50_ratio, c.ci95) = (ratio, Some([ratio - 0.1, ratio + 0.1]));
+            ev.comparisons.push(c);
+        }
+        assert!(ev.violations().is_empty(), "{:?}", ev.violations());
+        let got: Vec<(String, Protocol, f64)> = resume_speedups(&ev, &ArmFilter::default())
+            .into_iter()
+            .map(|b| (b.group, b.protocol, b.ratio))
+            .collect();
+        let row = |s: &str| s.to_string();
+        assert_eq!(
+            got,
+            [
+                (
+                    row("python-ssl · ecdsa-p256 · – · ticket"),
+                    Protocol::Tls13,
+                    1.5
+                ),
+                (
+                    row("rustls · ecdsa-p256 · x25519 · ticket"),
+                    Protocol::Tls12,
+                    1.7
+                ),
+                (
+                    row("rustls · ecdsa-p256 · x25519 · ticket"),
+                    Protocol::Tls13,
+                    2.0
+                ),
+                (
+                    row("rustls → openssl-s_server · ecdsa-p256 · x25519 · ticket"),
+                    Protocol::Tls12,
+                    5.3
+                ),
+                (
+                    row("rustls → openssl-s_server · ecdsa-p256 · x25519 · ticket"),
+                    Protocol::Tls13,
+                    2.33
+                ),
+            ]
+        );
+        // The chart: one row per stack, each slot holding its own stack's ratio.
+        let rows =
+            crate::charts::speedup::speedup_rows(&resume_speedups(&ev, &ArmFilter::default()));
+        let values: Vec<(&str, Vec<Option<f64>>)> = rows
+            .iter()
+            .map(|r| {
+                let v = r.slots.iter().map(|s| match s {
+                    crate::charts::bars::Slot::Bar { value, .. } => Some(*value),
+                    _ => None,
+                });
+                (r.label.as_str(), v.collect())
+            })
+            .collect();
+        assert_eq!(
+            values,
+            [
+                (
+                    "python-ssl · ecdsa-p256 · – · ticket",
+                    vec![None, Some(1.5)]
+                ),
+                (
+                    "rustls · ecdsa-p256 · x25519 · ticket",
+                    vec![Some(1.7), Some(2.0)]
+                ),
+                (
+                    "rustls → openssl-s_server · ecdsa-p256 · x25519 · ticket",
+                    vec![Some(5.3), Some(2.33)]
+                ),
+            ]
+        );
     }
 
     #[test]
@@ -328,8 +454,8 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let want = [
-            ("ecdsa-p256 · x25519 · 0-RTT".to_string(), 3.0),
-            ("ecdsa-p256 · x25519 · stateful".to_string(), 2.0),
+            ("rustls · ecdsa-p256 · x25519 · 0-RTT".to_string(), 3.0),
+            ("rustls · ecdsa-p256 · x25519 · stateful".to_string(), 2.0),
         ];
         assert_eq!(labels(&ev), want);
         // Files written before `zero_rtt_speedup` existed filed it as a resume speedup.
