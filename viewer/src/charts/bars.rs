@@ -218,7 +218,7 @@ pub fn no_data<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, scale: f64) ->
     let (w, h) = area.dim_in_pixel();
     let style = font(13.0, scale).pos(Pos::new(HPos::Center, VPos::Center));
     area.draw(&Text::new(
-        "nothing to show (no arm matches the filters)",
+        "nothing to show",
         (w as i32 / 2, h as i32 / 2),
         style,
     ))

@@ -66,6 +66,9 @@ pub struct ChartProps {
     /// A heading above the chart, if any.
     #[prop_or_default]
     pub title: Option<AttrValue>,
+    /// Said as text (not only drawn) when the chart has nothing to show.
+    #[prop_or(AttrValue::Static("nothing to show: no arm passes the filters"))]
+    pub empty: AttrValue,
 }
 
 fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
@@ -144,6 +147,7 @@ pub fn Chart(props: &ChartProps) -> Html {
             <canvas id={props.id.clone()} ref={canvas_ref} role="img"
                     aria-label={props.label.clone()}
                     data-items={props.spec.items().to_string()} />
+            if props.spec.items() == 0 { <p class="empty">{props.empty.clone()}</p> }
             if let Some(e) = &*error {
                 <p class="error">{e.clone()}</p>
             }

@@ -221,16 +221,25 @@ pub struct CdfSeries {
     pub no_result: Option<NoResult>,
 }
 
-/// CDF lines of the picked arms that are in visible runs (at most 400 points each).
-pub fn cdf_series(runs: &RunSet, picked: &[ArmRef]) -> Vec<CdfSeries> {
+/// Whether the CDF can draw `arm`: it has raw samples and they are results (not a
+/// rate-only tool, a skip or an error).
+pub fn has_cdf(arm: &Arm) -> bool {
+    !arm.samples_us.is_empty() && no_result(arm).is_none()
+}
+
+/// CDF lines of the picked arms that are in visible runs, pass the filter and have a
+/// CDF (at most 400 points each).
+pub fn cdf_series(runs: &RunSet, filter: &ArmFilter, picked: &[ArmRef]) -> Vec<CdfSeries> {
     let several = runs.visible().count() > 1;
     runs.visible()
         .flat_map(|r| r.evidence.arms.iter().map(move |a| (r, a)))
         .filter(|(r, a)| {
-            picked.contains(&ArmRef {
-                run_key: r.key,
-                arm_id: a.id.clone(),
-            })
+            filter.matches(a)
+                && has_cdf(a)
+                && picked.contains(&ArmRef {
+                    run_key: r.key,
+                    arm_id: a.id.clone(),
+                })
         })
         .map(|(r, a)| CdfSeries {
             label: if several {
@@ -239,20 +248,25 @@ pub fn cdf_series(runs: &RunSet, picked: &[ArmRef]) -> Vec<CdfSeries> {
                 a.id.clone()
             },
             points: cdf_points(&a.samples_us, 400),
-            no_result: no_result(a),
+            no_result: None,
         })
         .collect()
 }
 
 /// What the CDF shows before the user picks: the first run's first full and first
-/// resumed TLS arm.
+/// resumed TLS arm that has a CDF.
 pub fn default_cdf_pick(runs: &RunSet) -> Vec<ArmRef> {
     let Some(run) = runs.visible().next() else {
         return Vec::new();
     };
     [shared::Mode::Full, shared::Mode::Resumed]
         .into_iter()
-        .filter_map(|mode| run.evidence.arms.iter().find(|a| a.mode == mode))
+        .filter_map(|mode| {
+            run.evidence
+                .arms
+                .iter()
+                .find(|a| a.mode == mode && has_cdf(a))
+        })
         .map(|a| ArmRef {
             run_key: run.key,
             arm_id: a.id.clone(),
@@ -517,6 +531,48 @@ mod tests {
     }
 
     #[test]
+    fn the_cdf_follows_the_filters_and_draws_only_arms_with_samples() {
+        let mut set = RunSet::default();
+        let mut ev = crate::data::testdata::with_peers();
+        ev.arms[2].error = Some("0 of 4 connections resumed".into());
+        let key = set.add("a", ev);
+        let pick: Vec<ArmRef> = [
+            "tls13-full-ecdsa-p256-x25519",
+            "tls13-resumed-ticket-ecdsa-p256-x25519",
+            "tcp-connect",
+            "s_time-tls12-new-vs-s_server",
+        ]
+        .iter()
+        .map(|id| ArmRef {
+            run_key: key,
+            arm_id: id.to_string(),
+        })
+        .collect();
+        let labels = |f: &ArmFilter| -> Vec<String> {
+            cdf_series(&set, f, &pick)
+                .into_iter()
+                .map(|s| s.label)
+                .collect()
+        };
+        // The error arm and the rate-only arm draw nothing, even when picked.
+        assert_eq!(
+            labels(&ArmFilter::default()),
+            ["tcp-connect", "tls13-full-ecdsa-p256-x25519"]
+        );
+        let mut f = ArmFilter::default();
+        f.toggle(Facet::Protocol(Protocol::Tcp));
+        assert_eq!(labels(&f), ["tls13-full-ecdsa-p256-x25519"]);
+        f.toggle(Facet::Protocol(Protocol::Tls13));
+        assert!(labels(&f).is_empty());
+        // Nor are they the default pick.
+        let ids: Vec<String> = default_cdf_pick(&set)
+            .into_iter()
+            .map(|r| r.arm_id)
+            .collect();
+        assert_eq!(ids, ["tls13-full-ecdsa-p256-x25519"]);
+    }
+
+    #[test]
     fn cdf_series_and_run_comparison_cover_visible_runs() {
         let mut set = RunSet::default();
         let a = set.add("a", sample());
@@ -529,7 +585,8 @@ mod tests {
                 "tls13-resumed-ticket-ecdsa-p256-x25519"
             ]
         );
-        let series = cdf_series(&set, &pick);
+        let all = ArmFilter::default();
+        let series = cdf_series(&set, &all, &pick);
         assert_eq!(series.len(), 2);
         assert!(series[0].label.contains("sample-host"));
         let mut pick_b = pick.clone();
@@ -537,7 +594,7 @@ mod tests {
             run_key: b,
             arm_id: "tcp-connect".into(),
         });
-        assert_eq!(cdf_series(&set, &pick_b).len(), 3);
+        assert_eq!(cdf_series(&set, &all, &pick_b).len(), 3);
 
         assert_eq!(compare_bars(&set, "tcp-connect").len(), 2);
         set.toggle_hidden(a);
