@@ -161,10 +161,9 @@ pub fn App() -> Html {
                 <Loader {on_loaded} />
             </header>
             <Failures failures={set.failures.clone()} {on_dismiss} />
-            if !runs.ready { <p id="loading">{"Loading evidence…"}</p> }
             <section id="runs-section">
                 <h2>{"Runs"}</h2>
-                <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} />
+                <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} ready={runs.ready} />
             </section>
             if set.visible().next().is_some() {
                 <Controls facets={facets_present(&set)} filter={(*filter).clone()}
