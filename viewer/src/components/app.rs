@@ -148,13 +148,15 @@ pub fn App() -> Html {
             .as_deref()
             .map(|a| compare_bars(&set, a))
             .unwrap_or_default(),
-        *scale,
+        // Linear from zero whatever the page's scale: bar lengths compare runs.
+        Scale::Linear,
     ));
     let mut rows = arm_rows(&set, &filter);
     sort_rows(&mut rows, *sort);
 
     html! {
         <main>
+            <a class="skip" href="#table-section">{"Skip to the table of every arm"}</a>
             <header>
                 <h1>{"Handshake Lab"}</h1>
                 <p class="tagline">{"TLS handshake costs on loopback: what was measured, where, and how sure we are."}</p>
@@ -177,6 +179,7 @@ pub fn App() -> Html {
                             on_toggle={on_pick} scale={*scale} />
                 <section id="compare-section">
                     <h2>{"One arm across runs"}</h2>
+                    <p class="hint">{"Linear axis from zero, one row per run id; the whisker is the p50's 95% CI."}</p>
                     <label>{"arm "}
                         <select id="compare-arm" onchange={on_compare}>
                             for id in ids.iter() {
@@ -185,7 +188,7 @@ pub fn App() -> Html {
                         </select>
                     </label>
                     <Chart id="chart-compare" spec={compare_spec}
-                           label="the same arm's p50, p95 and p99 in each loaded run" />
+                           label="the same arm's p50, p95 and p99 in each loaded run, by run id, on a linear axis from zero" />
                 </section>
                 <ArmTable {rows} sort={*sort} {on_sort} />
             }

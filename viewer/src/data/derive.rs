@@ -4,7 +4,7 @@
 use shared::{Arm, ComparisonKind, Evidence, Protocol};
 
 use super::filter::ArmFilter;
-use super::format::PER_USER_CPU_S;
+use super::format::{short, PER_USER_CPU_S};
 use super::load::RunSet;
 use super::stacks::stack_pair;
 
@@ -102,12 +102,13 @@ pub fn arm_ids(runs: &RunSet, filter: &ArmFilter) -> Vec<String> {
     ids
 }
 
-/// The arm `arm_id` in each visible run that has it, labelled by run.
+/// The arm `arm_id` in each visible run that has it, labelled by run id (two runs of one
+/// host in one second have the same host and time, never the same id).
 pub fn compare_bars(runs: &RunSet, arm_id: &str) -> Vec<PercentileBar> {
     runs.visible()
         .filter_map(|r| {
             let arm = r.evidence.arms.iter().find(|a| a.id == arm_id)?;
-            Some(bar(r.label(), arm))
+            Some(bar(short(&r.evidence.run.id), arm))
         })
         .collect()
 }
@@ -596,7 +597,11 @@ mod tests {
         });
         assert_eq!(cdf_series(&set, &all, &pick_b).len(), 3);
 
-        assert_eq!(compare_bars(&set, "tcp-connect").len(), 2);
+        let labels: Vec<String> = compare_bars(&set, "tcp-connect")
+            .into_iter()
+            .map(|b| b.label)
+            .collect();
+        assert_eq!(labels, ["20261130T000000Z-sample-0000"; 2]);
         set.toggle_hidden(a);
         assert_eq!(compare_bars(&set, "tcp-connect").len(), 1);
         assert!(compare_bars(&set, "nope").is_empty());
