@@ -422,6 +422,18 @@ fn bad_files_show_their_error_and_the_good_files_still_render() {
         json!([]),
     );
     assert_eq!(runs, json!(2), "both good runs are listed");
+    // The copy has the real run's id: both show it, and the later one is flagged.
+    let ids = browser.exec(
+        "return [...document.querySelectorAll('#run-list td.run-id')].map(td => td.textContent);",
+        json!([]),
+    );
+    let id = &fixture().evidence.run.id;
+    assert_eq!(ids, json!([id, id]));
+    let dups = browser.exec(
+        "return [...document.querySelectorAll('#run-list .dup')].map(s => s.textContent);",
+        json!([]),
+    );
+    assert_eq!(dups.as_array().map(Vec::len), Some(1), "{dups}");
 }
 
 #[test]
@@ -457,6 +469,43 @@ fn one_file_opens_by_url() {
         json!([]),
     );
     assert_eq!(errors, json!(0), "the index was not loaded");
+}
+
+#[test]
+fn a_run_url_that_leaves_the_site_is_refused() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = Browser::start(profile("by-url-other"), 1400, 1800, &[]);
+    // A leading space, tab or newline is dropped by the browser's URL parser, which then
+    // reads `//other.example/...` as another host.
+    for param in [
+        "%20//other.example/e.json",
+        "%09//other.example/e.json",
+        "/%0A/other.example/e.json",
+    ] {
+        browser.goto(&format!("{}site/?run={param}", server.url));
+        let errors = browser.wait_for(
+            "the refusal",
+            "[...document.querySelectorAll('#load-errors li.load-error')].map(li => li.textContent)",
+        );
+        let text = errors[0].as_str().unwrap_or_default();
+        assert!(text.contains("is not a relative URL"), "{param}: {errors}");
+        let runs = browser.exec(
+            "return document.querySelectorAll('#run-list tbody tr').length;",
+            json!([]),
+        );
+        assert_eq!(runs, json!(0), "{param}");
+        let loading = browser.exec(
+            "return [...document.querySelectorAll('#loading, #run-list')].map(e => e.textContent);",
+            json!([]),
+        );
+        assert_eq!(
+            loading,
+            json!(["No runs loaded yet."]),
+            "never both messages"
+        );
+    }
 }
 
 #[test]
