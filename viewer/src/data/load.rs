@@ -58,6 +58,10 @@ impl fmt::Display for LoadFailure {
     }
 }
 
+/// The largest evidence file the viewer reads (a default run is under 1 MB; a
+/// 200,000-connection run's samples are a few MB).
+pub const MAX_FILE_BYTES: usize = 64 << 20;
+
 /// Everything loaded so far, in load order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunSet {
@@ -70,6 +74,16 @@ impl RunSet {
     /// Parses and validates `text` from `source`; a valid run is added, an invalid one
     /// becomes a [`LoadFailure`] naming the source and the reason.
     pub fn add_text(&mut self, source: &str, text: &str) -> Result<u32, LoadFailure> {
+        if text.len() > MAX_FILE_BYTES {
+            return Err(self.add_failure(
+                source,
+                format!(
+                    "the file is {} MB; the viewer reads files up to {} MB",
+                    text.len() >> 20,
+                    MAX_FILE_BYTES >> 20
+                ),
+            ));
+        }
         match Evidence::from_json(text) {
             Ok(evidence) => Ok(self.add(source, evidence)),
             Err(e) => Err(self.add_failure(source, e.to_string())),
@@ -218,6 +232,18 @@ mod tests {
             set.runs[1].label(),
             format!("{}… · 2026-11-30 00:00:00", "h".repeat(120))
         );
+    }
+
+    #[test]
+    fn files_over_64_mb_are_refused_with_their_size() {
+        let mut set = RunSet::default();
+        let big = " ".repeat(65 << 20);
+        let e = set.add_text("big.json", &big).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "big.json: the file is 65 MB; the viewer reads files up to 64 MB"
+        );
+        assert!(set.runs.is_empty());
     }
 
     #[test]
