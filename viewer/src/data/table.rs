@@ -80,7 +80,10 @@ impl ArmRow {
         match (self.crypto_floor, &self.no_result) {
             (Some(floor), None) => format!(
                 "{} (floor {})",
-                self.efficiency.map_or("n/a".into(), fmt_share),
+                // A share of a zero floor is no efficiency (older files wrote 0.0).
+                self.efficiency
+                    .filter(|_| floor > 0.0)
+                    .map_or("n/a".into(), fmt_share),
                 fmt_us(floor)
             ),
             _ => "–".into(),
@@ -229,6 +232,8 @@ mod tests {
         assert_eq!(rows[1].efficiency_text(), "47.5% (floor 190 µs)");
         rows[1].efficiency = None;
         assert_eq!(rows[1].efficiency_text(), "n/a (floor 190 µs)");
+        (rows[1].crypto_floor, rows[1].efficiency) = (Some(0.0), Some(0.0));
+        assert_eq!(rows[1].efficiency_text(), "n/a (floor 0.00 µs)");
         assert_eq!(rows[0].efficiency_text(), "–", "no floor");
         rows[2].crypto_floor = Some(0.0);
         assert_eq!(rows[2].efficiency_text(), "–", "an arm with an error");
