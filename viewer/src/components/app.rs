@@ -15,6 +15,7 @@ use super::table::ArmTable;
 use crate::charts::Scale;
 use crate::data::derive::{arm_ids, compare_bars, default_cdf_pick, ArmRef};
 use crate::data::filter::{facets_present, toggle, ArmFilter, Facet};
+use crate::data::format::short;
 use crate::data::load::RunSet;
 use crate::data::table::{arm_rows, sort_rows, Sort, SortKey};
 
@@ -183,7 +184,7 @@ pub fn App() -> Html {
                     <label>{"arm "}
                         <select id="compare-arm" onchange={on_compare}>
                             for id in ids.iter() {
-                                <option value={id.clone()} selected={chosen.as_ref() == Some(id)}>{id.clone()}</option>
+                                <option value={id.clone()} selected={chosen.as_ref() == Some(id)}>{short(id)}</option>
                             }
                         </select>
                     </label>

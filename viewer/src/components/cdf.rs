@@ -8,6 +8,7 @@ use super::canvas::{Chart, ChartSpec};
 use crate::charts::Scale;
 use crate::data::derive::{cdf_series, has_cdf, ArmRef};
 use crate::data::filter::ArmFilter;
+use crate::data::format::short;
 use crate::data::load::RunSet;
 
 #[derive(Properties, PartialEq)]
@@ -49,13 +50,13 @@ pub fn CdfSection(props: &CdfProps) -> Html {
 fn pick_box(r: ArmRef, picked: &[ArmRef], on_toggle: &Callback<ArmRef>) -> Html {
     let checked = picked.contains(&r);
     let on_toggle = on_toggle.clone();
-    let id = r.arm_id.clone();
     let run = r.run_key.to_string();
+    let (id, text) = (r.arm_id.clone(), short(&r.arm_id));
     html! {
         <label class="pick">
-            <input type="checkbox" {checked} data-arm={id.clone()} data-run={run}
+            <input type="checkbox" {checked} data-arm={id} data-run={run}
                    onchange={move |_| on_toggle.emit(r.clone())} />
-            {id}
+            {text}
         </label>
     }
 }
