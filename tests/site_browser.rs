@@ -474,6 +474,57 @@ fn one_file_opens_by_url() {
 }
 
 #[test]
+fn with_every_filter_off_each_chart_says_so_in_text() {
+    let (_g, _s, browser) = open("empty");
+    // Untick every facet in the page (a click each: the page re-renders between clicks).
+    let facets = browser.exec(
+        "return [...document.querySelectorAll('#controls input[data-facet]')].map(i => i.dataset.facet);",
+        json!([]),
+    );
+    for f in facets.as_array().unwrap() {
+        let f = f.as_str().unwrap();
+        browser.click(&format!("#controls input[data-facet='{f}']"));
+    }
+    browser.wait_for(
+        "the table to empty",
+        "document.querySelectorAll('#arm-table tbody tr').length == 0",
+    );
+    let charts = browser.exec(
+        "return [...document.querySelectorAll('.chart')].map(c => [c.querySelector('canvas').id,          (c.querySelector('p.empty') || {}).textContent || null]);",
+        json!([]),
+    );
+    let charts = charts.as_array().unwrap();
+    assert!(!charts.is_empty());
+    for c in charts {
+        let text = c[1].as_str().unwrap_or_default();
+        assert!(text.starts_with("nothing to show"), "{c}");
+    }
+    let cdf = charts.iter().find(|c| c[0] == json!("chart-cdf")).unwrap();
+    assert!(cdf[1].as_str().unwrap().contains("no arm picked"), "{cdf}");
+}
+
+#[test]
+fn a_420_px_screen_lays_out_420_px_wide() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = Browser::start(profile("narrow"), 420, 1000, &[]);
+    browser.goto(&format!("{}site/", server.url));
+    browser.wait_for(
+        "charts drawn",
+        "document.querySelectorAll('canvas[data-draws]').length > 3",
+    );
+    let width = browser.exec(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];",
+        json!([]),
+    );
+    assert!(
+        width[0].as_u64() <= width[1].as_u64(),
+        "page wider than the screen: {width}"
+    );
+}
+
+#[test]
 fn a_run_url_that_leaves_the_site_is_refused() {
     let fx = fixture();
     let _g = one_at_a_time();
