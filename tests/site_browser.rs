@@ -518,9 +518,15 @@ fn a_420_px_screen_lays_out_420_px_wide() {
         "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];",
         json!([]),
     );
+    let wide = browser.exec(
+        "const w = document.documentElement.clientWidth; \
+         return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > w + 1 && e.parentElement.getBoundingClientRect().right <= w + 1) \
+         .slice(0, 12).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));",
+        json!([]),
+    );
     assert!(
         width[0].as_u64() <= width[1].as_u64(),
-        "page wider than the screen: {width}"
+        "page wider than the screen: {width}; {wide}"
     );
 }
 
