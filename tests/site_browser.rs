@@ -141,6 +141,14 @@ fn the_table_has_one_row_per_arm_with_the_p50_from_the_evidence() {
           (r.querySelector('td.no-result') || {}).textContent || null]);",
         json!([]),
     );
+    let wrap = browser.exec(
+        "const w = document.querySelector('.table-wrap'); return [w.scrollWidth, w.clientWidth];",
+        json!([]),
+    );
+    assert!(
+        wrap[0].as_u64() <= wrap[1].as_u64(),
+        "the table scrolls sideways at 1400 px: {wrap}"
+    );
     let rows = rows.as_array().unwrap();
     // Two valid runs (the real one and its copy with a markup host name).
     assert_eq!(rows.len(), 2 * ev.arms.len(), "{rows:?}");
