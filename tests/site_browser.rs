@@ -141,6 +141,14 @@ fn the_table_has_one_row_per_arm_with_the_p50_from_the_evidence() {
           (r.querySelector('td.no-result') || {}).textContent || null]);",
         json!([]),
     );
+    let wrap = browser.exec(
+        "const w = document.querySelector('.table-wrap'); return [w.scrollWidth, w.clientWidth];",
+        json!([]),
+    );
+    assert!(
+        wrap[0].as_u64() <= wrap[1].as_u64(),
+        "the table scrolls sideways at 1400 px: {wrap}"
+    );
     let rows = rows.as_array().unwrap();
     // Two valid runs (the real one and its copy with a markup host name).
     assert_eq!(rows.len(), 2 * ev.arms.len(), "{rows:?}");
@@ -438,6 +446,20 @@ fn bad_files_show_their_error_and_the_good_files_still_render() {
         json!([]),
     );
     assert_eq!(runs, json!(2), "both good runs are listed");
+    // Each run's id is shown; two different ids are no duplicates.
+    let ids = browser.exec(
+        "return [...document.querySelectorAll('#run-list td.run-id')].map(td => td.textContent);",
+        json!([]),
+    );
+    let id = &fixture().evidence.run.id;
+    assert_eq!(ids, json!([id, format!("{id}-xss")]));
+    assert_eq!(
+        browser.exec(
+            "return document.querySelectorAll('#run-list .dup').length;",
+            json!([])
+        ),
+        json!(0)
+    );
 }
 
 #[test]
@@ -476,6 +498,100 @@ fn one_file_opens_by_url() {
 }
 
 #[test]
+fn with_every_filter_off_each_chart_says_so_in_text() {
+    let (_g, _s, browser) = open("empty");
+    // Untick every facet in the page (a click each: the page re-renders between clicks).
+    let facets = browser.exec(
+        "return [...document.querySelectorAll('#controls input[data-facet]')].map(i => i.dataset.facet);",
+        json!([]),
+    );
+    for f in facets.as_array().unwrap() {
+        let f = f.as_str().unwrap();
+        browser.click(&format!("#controls input[data-facet='{f}']"));
+    }
+    browser.wait_for(
+        "the table to empty",
+        "document.querySelectorAll('#arm-table tbody tr').length == 0",
+    );
+    let charts = browser.exec(
+        "return [...document.querySelectorAll('.chart')].map(c => [c.querySelector('canvas').id,          (c.querySelector('p.empty') || {}).textContent || null]);",
+        json!([]),
+    );
+    let charts = charts.as_array().unwrap();
+    assert!(!charts.is_empty());
+    for c in charts {
+        let text = c[1].as_str().unwrap_or_default();
+        assert!(text.starts_with("nothing to show"), "{c}");
+    }
+    let cdf = charts.iter().find(|c| c[0] == json!("chart-cdf")).unwrap();
+    assert!(cdf[1].as_str().unwrap().contains("no arm picked"), "{cdf}");
+}
+
+#[test]
+fn a_420_px_screen_lays_out_420_px_wide() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = Browser::start(profile("narrow"), 420, 1000, &[]);
+    browser.goto(&format!("{}site/", server.url));
+    browser.wait_for(
+        "charts drawn",
+        "document.querySelectorAll('canvas[data-draws]').length > 3",
+    );
+    let width = browser.exec(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];",
+        json!([]),
+    );
+    let wide = browser.exec(
+        "const w = document.documentElement.clientWidth; \
+         return [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > w + 1 && e.parentElement.getBoundingClientRect().right <= w + 1) \
+         .slice(0, 12).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right));",
+        json!([]),
+    );
+    assert!(
+        width[0].as_u64() <= width[1].as_u64(),
+        "page wider than the screen: {width}; {wide}"
+    );
+}
+
+#[test]
+fn a_run_url_that_leaves_the_site_is_refused() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = Browser::start(profile("by-url-other"), 1400, 1800, &[]);
+    // A leading space, tab or newline is dropped by the browser's URL parser, which then
+    // reads `//other.example/...` as another host.
+    for param in [
+        "%20//other.example/e.json",
+        "%09//other.example/e.json",
+        "/%0A/other.example/e.json",
+    ] {
+        browser.goto(&format!("{}site/?run={param}", server.url));
+        let errors = browser.wait_for(
+            "the refusal",
+            "[...document.querySelectorAll('#load-errors li.load-error')].map(li => li.textContent)",
+        );
+        let text = errors[0].as_str().unwrap_or_default();
+        assert!(text.contains("is not a relative URL"), "{param}: {errors}");
+        let runs = browser.exec(
+            "return document.querySelectorAll('#run-list tbody tr').length;",
+            json!([]),
+        );
+        assert_eq!(runs, json!(0), "{param}");
+        let loading = browser.exec(
+            "return [...document.querySelectorAll('#loading, #run-list')].map(e => e.textContent);",
+            json!([]),
+        );
+        assert_eq!(
+            loading,
+            json!(["No runs loaded yet."]),
+            "never both messages"
+        );
+    }
+}
+
+#[test]
 fn local_files_can_be_added_and_runs_hidden_or_removed() {
     let (_g, _s, browser) = open("local");
     let count = |b: &Browser, css: &str| -> u64 {
@@ -504,6 +620,17 @@ fn local_files_can_be_added_and_runs_hidden_or_removed() {
     assert!(
         sources.as_array().unwrap().contains(&json!("my-run.json")),
         "{sources}"
+    );
+    // my-run.json is the site's run under another host name: the same run id, flagged.
+    let dups = browser.exec(
+        "return [...document.querySelectorAll('#run-list .dup')].map(s => s.textContent);",
+        json!([]),
+    );
+    let dups = dups.as_array().unwrap();
+    assert_eq!(dups.len(), 1, "{dups:?}");
+    assert!(
+        dups[0].as_str().unwrap().contains("results/"),
+        "names the first file: {dups:?}"
     );
     assert_eq!(count(&browser, "#arm-table tbody tr"), 3 * arms);
 

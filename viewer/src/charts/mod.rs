@@ -69,10 +69,11 @@ impl Scale {
         }
     }
 
-    /// Axis range (in axis units) covering `lo..hi` in values, with some room.
+    /// Axis range (in axis units) covering `lo..hi` in values, with some room; always
+    /// finite (values near `f64::MAX` that a file may hold end at 1e300).
     pub fn range(self, lo: f64, hi: f64) -> std::ops::Range<f64> {
         let (lo, hi) = if lo.is_finite() && hi.is_finite() && lo <= hi {
-            (lo, hi)
+            (lo.min(1e300), hi.min(1e300))
         } else {
             (1.0, 10.0)
         };
@@ -108,7 +109,9 @@ impl Scale {
                 };
                 let ticks = with(&[1.0, 2.0, 5.0]);
                 if ticks.len() > 9 {
-                    return with(&[1.0]);
+                    // Every decade, or every k-th when there are many (at most ~9).
+                    let every = ((b - a) / 8.0).ceil().max(1.0) as usize;
+                    return with(&[1.0]).into_iter().step_by(every).collect();
                 }
                 if ticks.len() >= 3 {
                     return ticks;
@@ -295,6 +298,37 @@ mod tests {
         assert!(r.start < 2.0 && r.end > 3.0);
         let r = Scale::Linear.range(f64::NAN, 1.0);
         assert!(r.start < r.end);
+    }
+
+    #[test]
+    fn huge_values_give_a_finite_axis_with_ticks() {
+        for s in [Scale::Linear, Scale::Log] {
+            let r = s.range(10.0, 1.7e308);
+            assert!(
+                r.start.is_finite() && r.end.is_finite() && r.start < r.end,
+                "{s:?} {r:?}"
+            );
+            let ticks = s.ticks(&r);
+            assert!(!ticks.is_empty() && ticks.len() < 20, "{s:?} {ticks:?}");
+        }
+        let bars = crate::data::derive::percentile_bars(
+            &{
+                let mut ev = crate::data::testdata::sample();
+                if let Some(l) = ev.arms[1].latency_us.as_mut() {
+                    (l.p95, l.p99, l.max) = (1.5e308, 1.7e308, 1.7e308);
+                }
+                ev
+            },
+            &crate::data::filter::ArmFilter::default(),
+        );
+        let rec = recorder::Recorder::draw(640, 300, |a| {
+            bars::draw_percentiles(a, &bars, Scale::Linear, 1.0)
+        });
+        assert!(
+            rec.has_text("tls13-full-ecdsa-p256-x25519"),
+            "{:?}",
+            rec.texts
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Resume speedup chart: full/resumed p50 ratio per cert × group × resumption kind,
+//! Resume speedup chart: full/resumed p50 ratio per stack × cert × group × resumption kind,
 //! TLS 1.2 beside TLS 1.3, with CI whiskers and a line at 1× (no speedup).
 
 use plotters::coord::Shift;
@@ -14,7 +14,11 @@ use crate::data::format::fmt_ratio_ci;
 pub fn speedup_rows(bars: &[SpeedupBar]) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::new();
     for b in bars {
-        if rows.last().map(|r| &r.label) != Some(&b.group) {
+        let i = usize::from(b.protocol != Protocol::Tls12);
+        // A new row for a new key, and never one bar over another (two comparisons with
+        // one key would otherwise show one's number under the other's label).
+        let fresh = |r: &Row| r.label == b.group && matches!(r.slots[i], Slot::Empty);
+        if !rows.last().is_some_and(fresh) {
             rows.push(Row {
                 label: b.group.clone(),
                 error: false,
@@ -22,10 +26,7 @@ pub fn speedup_rows(bars: &[SpeedupBar]) -> Vec<Row> {
             });
         }
         let Some(row) = rows.last_mut() else { continue };
-        let (i, color) = match b.protocol {
-            Protocol::Tls12 => (0, TLS12),
-            _ => (1, TLS13),
-        };
+        let color = if i == 0 { TLS12 } else { TLS13 };
         row.slots[i] = match &b.no_result {
             Some(why) => {
                 row.error |= why.is_error();

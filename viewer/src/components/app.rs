@@ -16,6 +16,7 @@ use super::verdicts::Verdicts;
 use crate::charts::Scale;
 use crate::data::derive::{arm_ids, compare_bars, default_cdf_pick, ArmRef};
 use crate::data::filter::{facets_present, toggle, ArmFilter, Facet};
+use crate::data::format::short;
 use crate::data::load::RunSet;
 use crate::data::table::{arm_rows, sort_rows, Sort, SortKey};
 
@@ -149,23 +150,24 @@ pub fn App() -> Html {
             .as_deref()
             .map(|a| compare_bars(&set, a))
             .unwrap_or_default(),
-        *scale,
+        // Linear from zero whatever the page's scale: bar lengths compare runs.
+        Scale::Linear,
     ));
     let mut rows = arm_rows(&set, &filter);
     sort_rows(&mut rows, *sort);
 
     html! {
         <main>
+            <a class="skip" href="#table-section">{"Skip to the table of every arm"}</a>
             <header>
                 <h1>{"Handshake Lab"}</h1>
                 <p class="tagline">{"TLS handshake costs on loopback: what was measured, where, and how sure we are."}</p>
                 <Loader {on_loaded} />
             </header>
             <Failures failures={set.failures.clone()} {on_dismiss} />
-            if !runs.ready { <p id="loading">{"Loading evidence…"}</p> }
             <section id="runs-section">
                 <h2>{"Runs"}</h2>
-                <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} />
+                <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} ready={runs.ready} />
             </section>
             if set.visible().next().is_some() {
                 <Controls facets={facets_present(&set)} filter={(*filter).clone()}
@@ -179,15 +181,16 @@ pub fn App() -> Html {
                             on_toggle={on_pick} scale={*scale} />
                 <section id="compare-section">
                     <h2>{"One arm across runs"}</h2>
+                    <p class="hint">{"Linear axis from zero, one row per run id; the whisker is the p50's 95% CI."}</p>
                     <label>{"arm "}
                         <select id="compare-arm" onchange={on_compare}>
                             for id in ids.iter() {
-                                <option value={id.clone()} selected={chosen.as_ref() == Some(id)}>{id.clone()}</option>
+                                <option value={id.clone()} selected={chosen.as_ref() == Some(id)}>{short(id)}</option>
                             }
                         </select>
                     </label>
                     <Chart id="chart-compare" spec={compare_spec}
-                           label="the same arm's p50, p95 and p99 in each loaded run" />
+                           label="the same arm's p50, p95 and p99 in each loaded run, by run id, on a linear axis from zero" />
                     if let Some(arm) = chosen.as_deref() {
                         <Verdicts runs={set.clone()} arm={AttrValue::from(arm.to_string())} />
                     }

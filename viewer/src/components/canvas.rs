@@ -8,11 +8,13 @@ use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
+use super::shown;
 use crate::charts::{against, bars, cdf, lines, speedup, stacks, waterfall, Scale};
 use crate::data::derive::{CdfSeries, PercentileBar, SpeedupBar};
 use crate::data::phases::Waterfall;
 use crate::data::series::{CapacityMetric, Line};
 use crate::data::stacks::{StackLatency, StackSpeedup};
+use crate::data::text::{percentile_text, speedup_text, TextLine};
 
 /// What a chart canvas shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +45,15 @@ impl ChartSpec {
         }
     }
 
+    /// The chart as text lines, for the charts whose rows the canvas may cut.
+    fn text(&self) -> Vec<TextLine> {
+        match self {
+            ChartSpec::Percentiles(b, _) => percentile_text(b),
+            ChartSpec::Speedups(b) => speedup_text(b),
+            _ => Vec::new(),
+        }
+    }
+
     /// Number of series/rows, exposed as `data-items` for tests and tools.
     fn items(&self) -> usize {
         match self {
@@ -66,6 +77,9 @@ pub struct ChartProps {
     /// A heading above the chart, if any.
     #[prop_or_default]
     pub title: Option<AttrValue>,
+    /// Said as text (not only drawn) when the chart has nothing to show.
+    #[prop_or(AttrValue::Static("nothing to show: no arm passes the filters"))]
+    pub empty: AttrValue,
 }
 
 fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
@@ -138,12 +152,26 @@ pub fn Chart(props: &ChartProps) -> Html {
             }
         });
     }
+    let lines = props.spec.text();
     html! {
         <div class="chart">
             if let Some(title) = &props.title { <h4>{title.clone()}</h4> }
             <canvas id={props.id.clone()} ref={canvas_ref} role="img"
                     aria-label={props.label.clone()}
                     data-items={props.spec.items().to_string()} />
+            if props.spec.items() == 0 { <p class="empty">{props.empty.clone()}</p> }
+            if !lines.is_empty() {
+                <details class="as-text">
+                    <summary>{"as text"}</summary>
+                    <ul>
+                        for (label, text, error) in lines {
+                            <li class={classes!(error.then_some("error"))}>
+                                {shown(&label)}{": "}{text}
+                            </li>
+                        }
+                    </ul>
+                </details>
+            }
             if let Some(e) = &*error {
                 <p class="error">{e.clone()}</p>
             }

@@ -6,8 +6,9 @@ use yew::prelude::*;
 
 use super::canvas::{Chart, ChartSpec};
 use crate::charts::Scale;
-use crate::data::derive::{cdf_series, no_result, ArmRef};
+use crate::data::derive::{cdf_series, has_cdf, ArmRef};
 use crate::data::filter::ArmFilter;
+use crate::data::format::short;
 use crate::data::load::RunSet;
 
 #[derive(Properties, PartialEq)]
@@ -21,41 +22,41 @@ pub struct CdfProps {
 
 #[component]
 pub fn CdfSection(props: &CdfProps) -> Html {
-    let series = cdf_series(&props.runs, &props.picked);
+    let series = cdf_series(&props.runs, &props.filter, &props.picked);
     let spec = Rc::new(ChartSpec::Cdf(series, props.scale));
-    let several = props.runs.visible().count() > 1;
     html! {
         <section id="cdf-section">
             <h2>{"Latency distribution (CDF of raw samples)"}</h2>
+            <a class="skip" href="#table-section">{"Skip the arm list to the table"}</a>
             <div class="cdf">
                 <div class="picker">
                     for run in props.runs.visible() {
                         <fieldset>
-                            if several { <legend>{run.label()}</legend> }
-                            for arm in run.evidence.arms.iter().filter(|a| props.filter.matches(a)) {
+                            <legend>{"arms of "}{run.label()}</legend>
+                            for arm in run.evidence.arms.iter().filter(|a| props.filter.matches(a) && has_cdf(a)) {
                                 {pick_box(ArmRef { run_key: run.key, arm_id: arm.id.clone() },
-                                          &props.picked, &props.on_toggle, no_result(arm).is_some_and(|w| w.is_error()))}
+                                          &props.picked, &props.on_toggle)}
                             }
                         </fieldset>
                     }
                 </div>
-                <Chart id="chart-cdf" {spec} label="CDF of the latency samples of the picked arms" />
+                <Chart id="chart-cdf" {spec} label="CDF of the latency samples of the picked arms"
+                       empty="nothing to show: no arm picked among those the filters let through" />
             </div>
         </section>
     }
 }
 
-fn pick_box(r: ArmRef, picked: &[ArmRef], on_toggle: &Callback<ArmRef>, error: bool) -> Html {
+fn pick_box(r: ArmRef, picked: &[ArmRef], on_toggle: &Callback<ArmRef>) -> Html {
     let checked = picked.contains(&r);
     let on_toggle = on_toggle.clone();
-    let id = r.arm_id.clone();
     let run = r.run_key.to_string();
+    let (id, text) = (r.arm_id.clone(), short(&r.arm_id));
     html! {
-        <label class={classes!("pick", error.then_some("error"))}>
-            <input type="checkbox" {checked} data-arm={id.clone()} data-run={run}
+        <label class="pick">
+            <input type="checkbox" {checked} data-arm={id} data-run={run}
                    onchange={move |_| on_toggle.emit(r.clone())} />
-            {id}
-            if error { {" (error)"} }
+            {text}
         </label>
     }
 }

@@ -34,18 +34,18 @@ pub fn Controls(props: &ControlsProps) -> Html {
     };
     html! {
         <section id="controls" class="controls">
-            <div class="scale">
-                <span class="dim">{"latency scale"}</span>
+            <fieldset class="scale">
+                <legend class="dim">{"latency scale"}</legend>
                 {scale_button(Scale::Log, "log")}
                 {scale_button(Scale::Linear, "linear")}
-            </div>
+            </fieldset>
             for (dim, list) in groups {
-                <div class="facets">
-                    <span class="dim">{dim}</span>
+                <fieldset class="facets">
+                    <legend class="dim">{dim}</legend>
                     for facet in list {
                         {facet_box(facet, props.filter.is_on(facet), props.on_toggle.clone())}
                     }
-                </div>
+                </fieldset>
             }
         </section>
     }

@@ -39,6 +39,21 @@ fn run_param() -> Option<String> {
         .get("run")
 }
 
+/// `url` resolved against the page by the browser's own parser: refused unless it stays
+/// on the page's origin (a second check behind [`check_relative`]).
+fn same_origin(url: String) -> Result<String, String> {
+    let location = web_sys::window().ok_or("no window")?.location();
+    let page = location.href().map_err(|_| "no page URL")?;
+    let resolved =
+        web_sys::Url::new_with_base(&url, &page).map_err(|_| format!("`{url}` is not a URL"))?;
+    if Ok(resolved.origin()) != location.origin() {
+        return Err(format!(
+            "`{url}` leaves this site; only files of this site are loaded"
+        ));
+    }
+    Ok(url)
+}
+
 /// Loads what the page shows at start: the file named by `?run=` alone, or every file
 /// listed in `results/index.json`, fetched concurrently. `on_loaded` gets them all at
 /// once (so the page renders once); failures come back as values.
@@ -55,8 +70,8 @@ pub fn initial_load(on_loaded: Callback<Vec<Fetched>>) {
 /// The URLs to load at start, or the failure that prevents knowing them.
 async fn start_urls() -> Result<Vec<Result<String, Fetched>>, Fetched> {
     if let Some(url) = run_param() {
-        return Ok(vec![match check_relative(&url) {
-            Ok(()) => Ok(url),
+        return Ok(vec![match check_relative(&url).and_then(same_origin) {
+            Ok(clean) => Ok(clean),
             Err(e) => Err((url, Err(e))),
         }]);
     }

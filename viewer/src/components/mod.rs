@@ -11,6 +11,18 @@ mod table;
 mod verdicts;
 mod views;
 
+use yew::prelude::*;
+
+use crate::data::format::{cut, SHOWN_CHARS};
+
+/// Text from a file, cut to [`SHOWN_CHARS`] characters; the full text on hover (title).
+pub(crate) fn shown(s: &str) -> Html {
+    match cut(s, SHOWN_CHARS) {
+        Some(head) => html! { <span class="cut" title={s.to_string()}>{head}{"…"}</span> },
+        None => html! { {s} },
+    }
+}
+
 /// Renders the app into `#app` (or the body when the page has none).
 pub fn mount() {
     let root = web_sys::window()

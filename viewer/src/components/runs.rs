@@ -6,11 +6,13 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::canvas::{Chart, ChartSpec};
+use super::shown;
 use super::views::RunViews;
 use crate::charts::Scale;
-use crate::data::card::run_card;
+use crate::data::card::{run_card, tls_over_tcp};
 use crate::data::derive::{percentile_bars, resume_speedups};
 use crate::data::filter::ArmFilter;
+use crate::data::format::short;
 use crate::data::load::{short_time, LoadFailure, LoadedRun, RunSet};
 
 #[derive(Properties, PartialEq)]
@@ -18,19 +20,25 @@ pub struct RunListProps {
     pub runs: Rc<RunSet>,
     pub on_toggle: Callback<u32>,
     pub on_remove: Callback<u32>,
+    /// False until the start-up load finished: then "loading", not "no runs".
+    pub ready: bool,
 }
 
 /// Every loaded run: host, date, tool version, complete or not; hide and remove.
 #[component]
 pub fn RunList(props: &RunListProps) -> Html {
+    if !props.ready {
+        return html! { <p id="loading" role="status">{"Loading evidence…"}</p> };
+    }
     if props.runs.runs.is_empty() {
         return html! { <p id="run-list" class="empty">{"No runs loaded yet."}</p> };
     }
     html! {
         <table id="run-list" class="runs">
             <thead><tr>
-                <th>{"host"}</th><th>{"started"}</th><th>{"tool"}</th><th>{"complete"}</th>
-                <th>{"file"}</th><th></th>
+                <th scope="col">{"host"}</th><th scope="col">{"run id"}</th>
+                <th scope="col">{"started"}</th><th scope="col">{"tool"}</th>
+                <th scope="col">{"complete"}</th><th scope="col">{"file"}</th><th></th>
             </tr></thead>
             <tbody>
             for run in &props.runs.runs {
@@ -45,20 +53,27 @@ fn run_line(run: &LoadedRun, on_toggle: &Callback<u32>, on_remove: &Callback<u32
     let ev = &run.evidence;
     let key = run.key;
     let (toggle, remove) = (on_toggle.clone(), on_remove.clone());
+    let id = short(&ev.run.id);
+    let verb = if run.hidden { "show" } else { "hide" };
     html! {
         <tr class={classes!(run.hidden.then_some("hidden"))} data-run={key.to_string()}>
-            <td class="host">{ev.environment.hostname.clone()}</td>
-            <td>{short_time(&ev.run.started_at)}</td>
-            <td>{format!("{} {}", ev.run.tool.name, ev.run.tool.version)}</td>
+            <td class="host">{shown(&ev.environment.hostname)}</td>
+            <td class="run-id"><code>{shown(&ev.run.id)}</code></td>
+            <td>{shown(&short_time(&ev.run.started_at))}</td>
+            <td>{shown(&format!("{} {}", ev.run.tool.name, ev.run.tool.version))}</td>
             <td class={classes!((!ev.run.complete).then_some("error"))}>
                 {if ev.run.complete { "yes" } else { "NO (interrupted)" }}
             </td>
-            <td><code>{run.source.clone()}</code></td>
+            <td><code>{shown(&run.source)}</code>
+                if let Some(first) = &run.duplicate_of {
+                    <span class="error dup">{" the same run (id) as "}{shown(first)}</span>
+                }
+            </td>
             <td>
-                <button onclick={move |_| toggle.emit(key)}>
-                    {if run.hidden { "show" } else { "hide" }}
+                <button aria-label={format!("{verb} run {id}")} onclick={move |_| toggle.emit(key)}>
+                    {verb}
                 </button>
-                <button onclick={move |_| remove.emit(key)}>{"remove"}</button>
+                <button aria-label={format!("remove run {id}")} onclick={move |_| remove.emit(key)}>{"remove"}</button>
             </td>
         </tr>
     }
@@ -80,8 +95,8 @@ pub fn Failures(props: &FailuresProps) -> Html {
         <ul id="load-errors" class="failures" role="alert">
             for (i, f) in props.failures.iter().enumerate() {
                 <li class="load-error">
-                    <strong class="source">{f.source.clone()}</strong>{": "}
-                    <span class="reason">{f.reason.clone()}</span>
+                    <strong class="source">{shown(&f.source)}</strong>{": "}
+                    <span class="reason">{shown(&f.reason)}</span>
                     <button onclick={let d = props.on_dismiss.clone(); move |_| d.emit(i)}>
                         {"dismiss"}
                     </button>
@@ -103,6 +118,7 @@ pub struct RunColumnProps {
 #[component]
 pub fn RunColumn(props: &RunColumnProps) -> Html {
     let card = run_card(&props.run.evidence);
+    let ratios = tls_over_tcp(&props.run.evidence, &props.filter);
     let key = props.run.key;
     let percentiles = use_memo(
         (props.run.clone(), props.filter.clone(), props.scale),
@@ -117,21 +133,22 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
     html! {
         <article class="run" data-run={key.to_string()}>
             <h3>{props.run.label()}</h3>
-            <dl class="card">
-                for (k, v) in card.main {
-                    <dt>{k}</dt><dd>{v}</dd>
-                }
-            </dl>
-            if !card.more.is_empty() {
-                <details class="more">
-                    <summary>{format!("{} more settings", card.more.len())}</summary>
-                    <dl class="card">
-                        for (k, v) in card.more {
-                            <dt>{k}</dt><dd>{v}</dd>
-                        }
-                    </dl>
-                </details>
+            if !ratios.is_empty() {
+                <h4>{"TLS handshake / TCP connect (p50, 95% CI)"}</h4>
+                <dl class="card ratios">
+                    for (k, v) in ratios {
+                        <dt>{shown(&k)}</dt><dd>{shown(&v)}</dd>
+                    }
+                </dl>
             }
+            <details class="more">
+                <summary>{"run details: id, host, versions, settings"}</summary>
+                <dl class="card">
+                    for (k, v) in card.main.into_iter().chain(card.more) {
+                        <dt>{k}</dt><dd>{shown(&v)}</dd>
+                    }
+                </dl>
+            </details>
             <Chart id={format!("chart-percentiles-{key}")} spec={percentiles}
                    title={AttrValue::from("Percentiles per arm")}
                    label="p50, p95 and p99 latency per arm, with the p50 95% CI" />

@@ -3,6 +3,7 @@
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::shown;
 use crate::data::csv::to_csv;
 use crate::data::format::{fmt_ci_us, fmt_opt_us};
 use crate::data::table::{ArmRow, Sort, SortKey};
@@ -19,11 +20,17 @@ fn header(key: SortKey) -> &'static str {
     match key {
         SortKey::Run => "run",
         SortKey::Arm => "arm",
+        SortKey::Protocol => "protocol",
+        SortKey::Mode => "mode",
+        SortKey::Cert => "cert",
+        SortKey::Group => "group",
         SortKey::P50 => "p50",
+        SortKey::Ci => "p50 95% CI",
         SortKey::P95 => "p95",
         SortKey::P99 => "p99",
+        SortKey::Efficiency => "efficiency (floor / p50)",
         SortKey::Resumed => "resumed (client/server)",
-        SortKey::Failed => "failed / attempted",
+        SortKey::Failed => "failed of attempted",
     }
 }
 
@@ -39,15 +46,17 @@ pub fn ArmTable(props: &TableProps) -> Html {
     };
     let th = |key: SortKey| {
         let on_sort = props.on_sort.clone();
-        let mark = match (props.sort.key == key, props.sort.descending) {
-            (true, false) => " ▲",
-            (true, true) => " ▼",
-            (false, _) => "",
+        let (mark, state) = match (props.sort.key == key, props.sort.descending) {
+            (true, false) => (" ▲", "ascending"),
+            (true, true) => (" ▼", "descending"),
+            (false, _) => ("", "none"),
         };
         html! {
-            <th><button class="sort" data-sort={header(key)} onclick={move |_| on_sort.emit(key)}>
-                {header(key)}{mark}
-            </button></th>
+            <th scope="col" aria-sort={state}>
+                <button class="sort" data-sort={header(key)} onclick={move |_| on_sort.emit(key)}>
+                    {header(key)}{mark}
+                </button>
+            </th>
         }
     };
     html! {
@@ -59,13 +68,11 @@ pub fn ArmTable(props: &TableProps) -> Html {
             </p>
             <div class="table-wrap">
             <table id="arm-table" class="arms">
+                <caption>{"Every arm of the shown runs that passes the filters. Efficiency is \
+                    crypto floor / p50: the share of the median handshake that is public-key \
+                    work. Failed of attempted: connections that failed, of those tried."}</caption>
                 <thead><tr>
-                    {th(SortKey::Run)}{th(SortKey::Arm)}
-                    <th>{"protocol"}</th><th>{"mode"}</th><th>{"cert"}</th><th>{"group"}</th>
-                    {th(SortKey::P50)}<th>{"p50 95% CI"}</th>{th(SortKey::P95)}{th(SortKey::P99)}
-                    <th title="crypto floor / p50: the share of the median handshake that is public-key work">
-                        {"efficiency (floor / p50)"}</th>
-                    {th(SortKey::Resumed)}{th(SortKey::Failed)}
+                    for key in SortKey::ALL { {th(key)} }
                 </tr></thead>
                 <tbody>
                     for row in &props.rows { {table_row(row)} }
@@ -94,14 +101,14 @@ fn table_row(r: &ArmRow) -> Html {
         <tr data-arm={r.arm.clone()} data-run={r.run_key.to_string()}
             class={classes!(r.no_result.as_ref().is_some_and(|w| w.is_error()).then_some("error"))}>
             <td>{r.run.clone()}</td>
-            <td class="arm"><code>{r.arm.clone()}</code></td>
+            <th scope="row" class="arm"><code>{shown(&r.arm)}</code></th>
             <td>{r.protocol.clone()}</td><td>{r.mode.clone()}</td>
             <td>{r.cert.clone()}</td><td>{r.group.clone()}</td>
             {numbers}
             <td class="num efficiency">{r.efficiency_text()}</td>
             <td class="num">{format!("{}/{}", r.resumed_client, r.resumed_server)}</td>
             <td class={classes!("num", (r.failed > 0).then_some("error"))}>
-                {format!("{}/{}", r.failed, r.attempted)}
+                {format!("{} of {}", r.failed, r.attempted)}
             </td>
         </tr>
     }

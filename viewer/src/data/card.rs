@@ -1,6 +1,9 @@
 //! The run card: the environment and settings that move numbers (the honesty label).
 
-use shared::Evidence;
+use shared::{ComparisonKind, Evidence};
+
+use super::filter::ArmFilter;
+use super::format::{fmt_ci_ratio, fmt_ratio};
 
 /// A run's card: `(label, value)` lines in reading order; `more` holds what is long
 /// (the timed windows when the arms differ, the free-form `settings.extra`), shown folded.
@@ -27,6 +30,7 @@ pub fn run_card(ev: &Evidence) -> Card {
     windows.sort_unstable();
     windows.dedup();
     let mut lines = vec![
+        ("run id", run.id.clone()),
         ("host", env.hostname.clone()),
         (
             "CPU",
@@ -158,6 +162,27 @@ pub fn run_card(ev: &Evidence) -> Card {
     }
 }
 
+/// Each `tls_over_tcp` comparison whose TLS arm passes the filter, as
+/// `(TLS arm, "24.50× [22.00× – 26.00×]")`: how many TCP connects a handshake costs.
+pub fn tls_over_tcp(ev: &Evidence, filter: &ArmFilter) -> Vec<(String, String)> {
+    ev.comparisons
+        .iter()
+        .filter(|c| c.kind == ComparisonKind::TlsOverTcp)
+        .filter(|c| {
+            ev.arms
+                .iter()
+                .any(|a| a.id == c.candidate && filter.matches(a))
+        })
+        .map(|c| {
+            let ci = c.ci95.map_or_else(|| "(CI n/a)".into(), fmt_ci_ratio);
+            (
+                c.candidate.clone(),
+                format!("{} {ci} of {}", fmt_ratio(c.p50_ratio), c.baseline),
+            )
+        })
+        .collect()
+}
+
 /// `1 server, 1 client`, plus the arms that ran with other counts (capacity arms).
 fn threads(ev: &Evidence) -> String {
     let s = &ev.run.settings;
@@ -284,5 +309,32 @@ mod tests {
         assert!(line(&ev, "server host")
             .unwrap()
             .starts_with("far-away · test"));
+    }
+
+    #[test]
+    fn tls_over_tcp_ratios_are_listed_for_the_arms_shown() {
+        let mut ev = sample();
+        let mut c = ev.comparisons[0].clone();
+        c.kind = ComparisonKind::TlsOverTcp;
+        (c.baseline, c.candidate) = ("tcp-connect".into(), ev.arms[1].id.clone());
+        (c.p50_ratio, c.ci95) = (24.5, Some([22.0, 26.0]));
+        ev.comparisons.push(c);
+        assert!(ev.violations().is_empty(), "{:?}", ev.violations());
+        assert_eq!(
+            tls_over_tcp(&ev, &ArmFilter::default()),
+            [(
+                "tls13-full-ecdsa-p256-x25519".to_string(),
+                "24.50× [22.00× – 26.00×] of tcp-connect".to_string()
+            )]
+        );
+        let mut f = ArmFilter::default();
+        f.toggle(crate::data::filter::Facet::Protocol(
+            shared::Protocol::Tls13,
+        ));
+        assert!(tls_over_tcp(&ev, &f).is_empty());
+        assert_eq!(
+            run_card(&ev).main[0],
+            ("run id".to_string(), ev.run.id.clone())
+        );
     }
 }

@@ -3,7 +3,7 @@
 use super::table::ArmRow;
 
 /// Column names, units included.
-pub const HEADER: [&str; 22] = [
+pub const HEADER: [&str; 24] = [
     "run_id",
     "host",
     "arm",
@@ -24,6 +24,8 @@ pub const HEADER: [&str; 22] = [
     "resumed_server",
     "crypto_floor_us",
     "efficiency",
+    "rate_per_wall_s",
+    "rate_per_user_cpu_s",
     "no_result",
     "run_label",
 ];
@@ -58,6 +60,8 @@ pub fn to_csv(rows: &[ArmRow]) -> String {
                 r.resumed_server.to_string(),
                 num(r.crypto_floor),
                 num(r.efficiency),
+                num(r.rate.map(|r| r[0])),
+                num(r.rate.map(|r| r[1])),
                 r.no_result
                     .as_ref()
                     .map(|e| e.to_string())
@@ -111,8 +115,26 @@ mod tests {
         assert_eq!(
             lines[2],
             "20261130T000000Z-sample-0000,sample-host,tls13-full-ecdsa-p256-x25519,tls1.3,full,,\
-             ecdsa-p256,x25519,400,450,450,390,450,4,4,0,0,0,,,,sample-host · 2026-11-30 00:00:00"
+             ecdsa-p256,x25519,400,450,450,390,450,4,4,0,0,0,,,,,,sample-host · 2026-11-30 00:00:00"
         );
+    }
+
+    #[test]
+    fn rate_only_arms_have_their_rates_as_numbers() {
+        let mut set = RunSet::default();
+        set.add("a", crate::data::testdata::with_peers());
+        let csv = to_csv(&arm_rows(&set, &ArmFilter::default()));
+        let line = csv
+            .split_terminator("\r\n")
+            .find(|l| l.contains(",s_time-tls12-new-vs-s_server,"))
+            .unwrap();
+        let cells: Vec<&str> = line.split(',').collect();
+        let col = |name: &str| cells[HEADER.iter().position(|h| *h == name).unwrap()];
+        assert_eq!(
+            (col("rate_per_wall_s"), col("rate_per_user_cpu_s")),
+            ("100", "200")
+        );
+        assert_eq!(col("p50_us"), "");
     }
 
     #[test]

@@ -4,8 +4,9 @@
 use shared::{Arm, ComparisonKind, Evidence, Protocol};
 
 use super::filter::ArmFilter;
-use super::format::PER_USER_CPU_S;
+use super::format::{short, PER_USER_CPU_S};
 use super::load::RunSet;
+use super::stacks::stack_pair;
 
 /// Why an arm has no numbers to show as results.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,20 +102,22 @@ pub fn arm_ids(runs: &RunSet, filter: &ArmFilter) -> Vec<String> {
     ids
 }
 
-/// The arm `arm_id` in each visible run that has it, labelled by run.
+/// The arm `arm_id` in each visible run that has it, labelled by run id (two runs of one
+/// host in one second have the same host and time, never the same id).
 pub fn compare_bars(runs: &RunSet, arm_id: &str) -> Vec<PercentileBar> {
     runs.visible()
         .filter_map(|r| {
             let arm = r.evidence.arms.iter().find(|a| a.id == arm_id)?;
-            Some(bar(r.label(), arm))
+            Some(bar(short(&r.evidence.run.id), arm))
         })
         .collect()
 }
 
-/// Full/resumed p50 ratio of one protocol × cert × group × resumption kind.
+/// Full/resumed p50 ratio of one stack × protocol × cert × group × resumption kind.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpeedupBar {
-    /// `cert · group · resumption`, shared by the TLS 1.2 and TLS 1.3 bars.
+    /// `stack · cert · group · resumption` (and the RTT of an RTT arm), shared by the
+    /// TLS 1.2 and TLS 1.3 bars of one stack: never by two stacks' bars.
     pub group: String,
     pub protocol: Protocol,
     pub ratio: f64,
@@ -151,12 +154,16 @@ pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
             } else {
                 resumed.resumption.map(|r| r.to_string())
             };
-            let group = format!(
-                "{} · {} · {}",
+            let mut group = format!(
+                "{} · {} · {} · {}",
+                stack_pair(resumed),
                 name(resumed.cert.map(|c| c.to_string())),
                 name(resumed.kx_group.map(|g| g.to_string())),
                 name(how),
             );
+            if let Some(rtt) = resumed.rtt_ms {
+                group.push_str(&format!(" · RTT {rtt} ms"));
+            }
             let blame = |arm: &Arm, why: NoResult| match why {
                 NoResult::Error(m) => NoResult::Error(format!("{}: {m}", arm.id)),
                 NoResult::Note(m) => NoResult::Note(format!("{}: {m}", arm.id)),
@@ -215,16 +222,25 @@ pub struct CdfSeries {
     pub no_result: Option<NoResult>,
 }
 
-/// CDF lines of the picked arms that are in visible runs (at most 400 points each).
-pub fn cdf_series(runs: &RunSet, picked: &[ArmRef]) -> Vec<CdfSeries> {
+/// Whether the CDF can draw `arm`: it has raw samples and they are results (not a
+/// rate-only tool, a skip or an error).
+pub fn has_cdf(arm: &Arm) -> bool {
+    !arm.samples_us.is_empty() && no_result(arm).is_none()
+}
+
+/// CDF lines of the picked arms that are in visible runs, pass the filter and have a
+/// CDF (at most 400 points each).
+pub fn cdf_series(runs: &RunSet, filter: &ArmFilter, picked: &[ArmRef]) -> Vec<CdfSeries> {
     let several = runs.visible().count() > 1;
     runs.visible()
         .flat_map(|r| r.evidence.arms.iter().map(move |a| (r, a)))
         .filter(|(r, a)| {
-            picked.contains(&ArmRef {
-                run_key: r.key,
-                arm_id: a.id.clone(),
-            })
+            filter.matches(a)
+                && has_cdf(a)
+                && picked.contains(&ArmRef {
+                    run_key: r.key,
+                    arm_id: a.id.clone(),
+                })
         })
         .map(|(r, a)| CdfSeries {
             label: if several {
@@ -233,20 +249,25 @@ pub fn cdf_series(runs: &RunSet, picked: &[ArmRef]) -> Vec<CdfSeries> {
                 a.id.clone()
             },
             points: cdf_points(&a.samples_us, 400),
-            no_result: no_result(a),
+            no_result: None,
         })
         .collect()
 }
 
 /// What the CDF shows before the user picks: the first run's first full and first
-/// resumed TLS arm.
+/// resumed TLS arm that has a CDF.
 pub fn default_cdf_pick(runs: &RunSet) -> Vec<ArmRef> {
     let Some(run) = runs.visible().next() else {
         return Vec::new();
     };
     [shared::Mode::Full, shared::Mode::Resumed]
         .into_iter()
-        .filter_map(|mode| run.evidence.arms.iter().find(|a| a.mode == mode))
+        .filter_map(|mode| {
+            run.evidence
+                .arms
+                .iter()
+                .find(|a| a.mode == mode && has_cdf(a))
+        })
         .map(|a| ArmRef {
             run_key: run.key,
             arm_id: a.id.clone(),
@@ -259,6 +280,7 @@ mod tests {
     use super::*;
     use crate::data::filter::Facet;
     use crate::data::testdata::{sample, with_tls12};
+    use shared::{Mode, Resumption, Stack};
 
     #[test]
     fn percentile_bars_follow_the_evidence_and_the_filter() {
@@ -285,8 +307,16 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("ecdsa-p256 · x25519 · ticket", Protocol::Tls12, 1.7),
-                ("ecdsa-p256 · x25519 · ticket", Protocol::Tls13, 2.0),
+                (
+                    "rustls · ecdsa-p256 · x25519 · ticket",
+                    Protocol::Tls12,
+                    1.7
+                ),
+                (
+                    "rustls · ecdsa-p256 · x25519 · ticket",
+                    Protocol::Tls13,
+                    2.0
+                ),
             ]
         );
         assert!(bars.iter().all(|b| b.no_result.is_none()));
@@ -300,6 +330,117 @@ mod tests {
         let mut f = ArmFilter::default();
         f.toggle(Facet::Protocol(Protocol::Tls12));
         assert_eq!(resume_speedups(&ev, &f).len(), 1);
+    }
+
+    #[test]
+    fn each_stack_has_its_own_speedup_rows() {
+        // rustls↔rustls (1.7×, 2.0×) from `with_tls12`, plus a rustls client against
+        // s_server with the same cert, group and kind, and Python (no group recorded).
+        let mut ev = with_tls12();
+        let pairs = [
+            ("sserver-tls12", Protocol::Tls12, Stack::OpensslSServer, 5.3),
+            (
+                "sserver-tls13",
+                Protocol::Tls13,
+                Stack::OpensslSServer,
+                2.33,
+            ),
+            ("python-tls13", Protocol::Tls13, Stack::PythonSsl, 1.5),
+        ];
+        for (id, protocol, server, ratio) in pairs {
+            let client = if server == Stack::PythonSsl {
+                server
+            } else {
+                Stack::Rustls
+            };
+            for (mode, resumption) in [
+                (Mode::Full, None),
+                (Mode::Resumed, Some(Resumption::Ticket)),
+            ] {
+                let mut a = shared::sample::arm(
+                    &format!("{id}-{mode}"),
+                    protocol,
+                    mode,
+                    resumption,
+                    vec![400.0, 410.0],
+                );
+                (a.stack, a.client_stack, a.server_stack) = (server, client, server);
+                if server == Stack::PythonSsl {
+                    a.kx_group = None;
+                }
+                ev.arms.push(a);
+            }
+            let mut c = ev.comparisons[0].clone();
+            (c.baseline, c.candidate) = (format!("{id}-full"), format!("{id}-resumed"));
+            (c.p50_ratio, c.ci95) = (ratio, Some([ratio - 0.1, ratio + 0.1]));
+            ev.comparisons.push(c);
+        }
+        assert!(ev.violations().is_empty(), "{:?}", ev.violations());
+        let got: Vec<(String, Protocol, f64)> = resume_speedups(&ev, &ArmFilter::default())
+            .into_iter()
+            .map(|b| (b.group, b.protocol, b.ratio))
+            .collect();
+        let row = |s: &str| s.to_string();
+        assert_eq!(
+            got,
+            [
+                (
+                    row("python-ssl · ecdsa-p256 · – · ticket"),
+                    Protocol::Tls13,
+                    1.5
+                ),
+                (
+                    row("rustls · ecdsa-p256 · x25519 · ticket"),
+                    Protocol::Tls12,
+                    1.7
+                ),
+                (
+                    row("rustls · ecdsa-p256 · x25519 · ticket"),
+                    Protocol::Tls13,
+                    2.0
+                ),
+                (
+                    row("rustls → openssl-s_server · ecdsa-p256 · x25519 · ticket"),
+                    Protocol::Tls12,
+                    5.3
+                ),
+                (
+                    row("rustls → openssl-s_server · ecdsa-p256 · x25519 · ticket"),
+                    Protocol::Tls13,
+                    2.33
+                ),
+            ]
+        );
+        // The chart: one row per stack, each slot holding its own stack's ratio.
+        let rows =
+            crate::charts::speedup::speedup_rows(&resume_speedups(&ev, &ArmFilter::default()));
+        let values: Vec<(&str, Vec<Option<f64>>)> = rows
+            .iter()
+            .map(|r| {
+                let v = r.slots.iter().map(|s| match s {
+                    crate::charts::bars::Slot::Bar { value, .. } => Some(*value),
+                    _ => None,
+                });
+                (r.label.as_str(), v.collect())
+            })
+            .collect();
+        assert_eq!(
+            values,
+            [
+                (
+                    "python-ssl · ecdsa-p256 · – · ticket",
+                    vec![None, Some(1.5)]
+                ),
+                (
+                    "rustls · ecdsa-p256 · x25519 · ticket",
+                    vec![Some(1.7), Some(2.0)]
+                ),
+                (
+                    "rustls → openssl-s_server · ecdsa-p256 · x25519 · ticket",
+                    vec![Some(5.3), Some(2.33)]
+                ),
+            ]
+        );
     }
 
     #[test]
@@ -328,8 +469,8 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let want = [
-            ("ecdsa-p256 · x25519 · 0-RTT".to_string(), 3.0),
-            ("ecdsa-p256 · x25519 · stateful".to_string(), 2.0),
+            ("rustls · ecdsa-p256 · x25519 · 0-RTT".to_string(), 3.0),
+            ("rustls · ecdsa-p256 · x25519 · stateful".to_string(), 2.0),
         ];
         assert_eq!(labels(&ev), want);
         // Files written before `zero_rtt_speedup` existed filed it as a resume speedup.
@@ -391,6 +532,48 @@ mod tests {
     }
 
     #[test]
+    fn the_cdf_follows_the_filters_and_draws_only_arms_with_samples() {
+        let mut set = RunSet::default();
+        let mut ev = crate::data::testdata::with_peers();
+        ev.arms[2].error = Some("0 of 4 connections resumed".into());
+        let key = set.add("a", ev);
+        let pick: Vec<ArmRef> = [
+            "tls13-full-ecdsa-p256-x25519",
+            "tls13-resumed-ticket-ecdsa-p256-x25519",
+            "tcp-connect",
+            "s_time-tls12-new-vs-s_server",
+        ]
+        .iter()
+        .map(|id| ArmRef {
+            run_key: key,
+            arm_id: id.to_string(),
+        })
+        .collect();
+        let labels = |f: &ArmFilter| -> Vec<String> {
+            cdf_series(&set, f, &pick)
+                .into_iter()
+                .map(|s| s.label)
+                .collect()
+        };
+        // The error arm and the rate-only arm draw nothing, even when picked.
+        assert_eq!(
+            labels(&ArmFilter::default()),
+            ["tcp-connect", "tls13-full-ecdsa-p256-x25519"]
+        );
+        let mut f = ArmFilter::default();
+        f.toggle(Facet::Protocol(Protocol::Tcp));
+        assert_eq!(labels(&f), ["tls13-full-ecdsa-p256-x25519"]);
+        f.toggle(Facet::Protocol(Protocol::Tls13));
+        assert!(labels(&f).is_empty());
+        // Nor are they the default pick.
+        let ids: Vec<String> = default_cdf_pick(&set)
+            .into_iter()
+            .map(|r| r.arm_id)
+            .collect();
+        assert_eq!(ids, ["tls13-full-ecdsa-p256-x25519"]);
+    }
+
+    #[test]
     fn cdf_series_and_run_comparison_cover_visible_runs() {
         let mut set = RunSet::default();
         let a = set.add("a", sample());
@@ -403,7 +586,8 @@ mod tests {
                 "tls13-resumed-ticket-ecdsa-p256-x25519"
             ]
         );
-        let series = cdf_series(&set, &pick);
+        let all = ArmFilter::default();
+        let series = cdf_series(&set, &all, &pick);
         assert_eq!(series.len(), 2);
         assert!(series[0].label.contains("sample-host"));
         let mut pick_b = pick.clone();
@@ -411,9 +595,13 @@ mod tests {
             run_key: b,
             arm_id: "tcp-connect".into(),
         });
-        assert_eq!(cdf_series(&set, &pick_b).len(), 3);
+        assert_eq!(cdf_series(&set, &all, &pick_b).len(), 3);
 
-        assert_eq!(compare_bars(&set, "tcp-connect").len(), 2);
+        let labels: Vec<String> = compare_bars(&set, "tcp-connect")
+            .into_iter()
+            .map(|b| b.label)
+            .collect();
+        assert_eq!(labels, ["20261130T000000Z-sample-0000"; 2]);
         set.toggle_hidden(a);
         assert_eq!(compare_bars(&set, "tcp-connect").len(), 1);
         assert!(compare_bars(&set, "nope").is_empty());

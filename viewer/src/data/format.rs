@@ -28,6 +28,23 @@ pub fn fmt_us(us: f64) -> String {
     }
 }
 
+/// How many characters of a text from a file are shown in one place (host names, run
+/// ids, settings): a 2 MB host name must not be repeated into the page.
+pub const SHOWN_CHARS: usize = 120;
+
+/// The first `max` characters of `s` when it is longer, else `None` (shown whole).
+pub fn cut(s: &str, max: usize) -> Option<&str> {
+    s.char_indices().nth(max).map(|(i, _)| &s[..i])
+}
+
+/// `s` cut to [`SHOWN_CHARS`] with `…` when it is longer.
+pub fn short(s: &str) -> String {
+    match cut(s, SHOWN_CHARS) {
+        Some(head) => format!("{head}…"),
+        None => s.to_string(),
+    }
+}
+
 /// An optional latency; `–` when absent.
 pub fn fmt_opt_us(us: Option<f64>) -> String {
     us.map(fmt_us).unwrap_or_else(|| "–".into())
@@ -100,5 +117,17 @@ mod tests {
         assert_eq!(fmt_share(0.7116), "71.2%");
         assert_eq!(fmt_share(0.0), "0.0%");
         assert_eq!(fmt_share(f64::NAN), "–");
+    }
+
+    #[test]
+    fn long_texts_are_cut_on_a_character_boundary() {
+        assert_eq!(cut("abc", 3), None);
+        assert_eq!(cut("abcd", 3), Some("abc"));
+        assert_eq!(cut("µµµµ", 2), Some("µµ"));
+        let host = "h".repeat(2_000_000);
+        let shown = short(&host);
+        assert_eq!(shown.chars().count(), 121);
+        assert!(shown.ends_with("h…"));
+        assert_eq!(short("sample-host"), "sample-host");
     }
 }

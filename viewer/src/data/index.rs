@@ -28,13 +28,22 @@ pub fn index_json(index: &ResultsIndex) -> String {
 }
 
 /// Checks that `url` is a relative reference that stays on the site (no scheme, no
-/// host, no absolute path), so a site works from any host and sub-path.
-pub fn check_relative(url: &str) -> Result<(), String> {
-    let bad = if url.trim().is_empty() {
+/// host, no absolute path), so a site works from any host and sub-path, and returns it as
+/// the browser will read it: the URL parser drops leading and trailing controls and spaces
+/// and every tab and newline (so ` //host` and `/<tab>/host` name another host), and
+/// reads `\` as `/`. The check is made on that form, and that form is what is fetched.
+pub fn check_relative(url: &str) -> Result<String, String> {
+    let clean: String = url
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .map(|c| if c == '\\' { '/' } else { c })
+        .collect();
+    let bad = if clean.is_empty() {
         Some("it is empty")
-    } else if url.starts_with('/') || url.starts_with('\\') {
+    } else if clean.starts_with('/') {
         Some("it is an absolute path; use a path relative to the page")
-    } else if url
+    } else if clean
         .split(['/', '?', '#'])
         .next()
         .is_some_and(|first| first.contains(':'))
@@ -45,13 +54,13 @@ pub fn check_relative(url: &str) -> Result<(), String> {
     };
     match bad {
         Some(why) => Err(format!("`{url}` is not a relative URL: {why}")),
-        None => Ok(()),
+        None => Ok(clean),
     }
 }
 
 /// The URL of `file` listed in the index at `index_url` (both relative to the page).
 pub fn entry_url(index_url: &str, file: &str) -> Result<String, String> {
-    check_relative(file)?;
+    let file = check_relative(file)?;
     let dir = match index_url.rfind('/') {
         Some(i) => &index_url[..=i],
         None => "",
@@ -108,11 +117,34 @@ mod tests {
             "http://example.invalid/x.json",
             "javascript:alert(1)",
             "//host/x.json",
+            // What `?run=%20//other.example/e.json` and its tab and newline variants
+            // decode to: the browser drops the blanks and fetches another host.
+            " //other.example/e.json",
+            "\t//other.example/e.json",
+            "\n\r//other.example/e.json",
+            "/\t/other.example/e.json",
+            "\u{0}//other.example/e.json",
+            " http://other.example/e.json",
+            "ht\ttp://other.example/e.json",
+            "\\\\other.example\\e.json",
+            "\\/other.example/e.json",
+            "  \t ",
         ] {
             assert!(check_relative(bad).is_err(), "{bad:?} accepted");
         }
-        for good in ["x.json", "results/x.json", "../x.json", "x.json?v=1:2"] {
-            assert!(check_relative(good).is_ok(), "{good:?} rejected");
+        for (good, fetched) in [
+            ("x.json", "x.json"),
+            ("results/x.json", "results/x.json"),
+            ("../x.json", "../x.json"),
+            ("x.json?v=1:2", "x.json?v=1:2"),
+            (" results/x.json\t", "results/x.json"),
+            ("results\\x.json", "results/x.json"),
+        ] {
+            assert_eq!(check_relative(good).as_deref(), Ok(fetched), "{good:?}");
         }
+        assert_eq!(
+            check_relative(" //h/e.json").unwrap_err(),
+            "` //h/e.json` is not a relative URL: it is an absolute path; use a path relative to the page"
+        );
     }
 }

@@ -5,6 +5,8 @@ use std::rc::Rc;
 
 use shared::Evidence;
 
+use super::format::short;
+
 /// One evidence file that loaded and validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedRun {
@@ -14,16 +16,19 @@ pub struct LoadedRun {
     pub source: String,
     pub evidence: Rc<Evidence>,
     pub hidden: bool,
+    /// The source of a run loaded earlier with the same run id (the same file twice).
+    pub duplicate_of: Option<String>,
 }
 
 impl LoadedRun {
-    /// Short, human label: host and start time (`host · 2026-11-30 02:45`).
+    /// Short, human label: host and start time (`host · 2026-11-30 02:45`), each cut to
+    /// [`SHOWN_CHARS`](super::format::SHOWN_CHARS) characters.
     pub fn label(&self) -> String {
         let env = &self.evidence.environment;
         format!(
             "{} · {}",
-            env.hostname,
-            short_time(&self.evidence.run.started_at)
+            short(&env.hostname),
+            short(&short_time(&self.evidence.run.started_at))
         )
     }
 }
@@ -53,6 +58,10 @@ impl fmt::Display for LoadFailure {
     }
 }
 
+/// The largest evidence file the viewer reads (a default run is under 1 MB; a
+/// 200,000-connection run's samples are a few MB).
+pub const MAX_FILE_BYTES: usize = 64 << 20;
+
 /// Everything loaded so far, in load order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunSet {
@@ -65,6 +74,16 @@ impl RunSet {
     /// Parses and validates `text` from `source`; a valid run is added, an invalid one
     /// becomes a [`LoadFailure`] naming the source and the reason.
     pub fn add_text(&mut self, source: &str, text: &str) -> Result<u32, LoadFailure> {
+        if text.len() > MAX_FILE_BYTES {
+            return Err(self.add_failure(
+                source,
+                format!(
+                    "the file is {} MB; the viewer reads files up to {} MB",
+                    text.len() >> 20,
+                    MAX_FILE_BYTES >> 20
+                ),
+            ));
+        }
         match Evidence::from_json(text) {
             Ok(evidence) => Ok(self.add(source, evidence)),
             Err(e) => Err(self.add_failure(source, e.to_string())),
@@ -75,7 +94,13 @@ impl RunSet {
     pub fn add(&mut self, source: &str, evidence: Evidence) -> u32 {
         let key = self.next_key;
         self.next_key += 1;
+        let duplicate_of = self
+            .runs
+            .iter()
+            .find(|r| r.evidence.run.id == evidence.run.id)
+            .map(|r| r.source.clone());
         self.runs.push(LoadedRun {
+            duplicate_of,
             key,
             source: source.to_string(),
             evidence: Rc::new(evidence),
@@ -200,5 +225,36 @@ mod tests {
         let mut set = RunSet::default();
         set.add("a.json", sample());
         assert_eq!(set.runs[0].label(), "sample-host · 2026-11-30 00:00:00");
+        let mut ev = sample();
+        ev.environment.hostname = "h".repeat(2_000_000);
+        set.add("b.json", ev);
+        assert_eq!(
+            set.runs[1].label(),
+            format!("{}… · 2026-11-30 00:00:00", "h".repeat(120))
+        );
+    }
+
+    #[test]
+    fn files_over_64_mb_are_refused_with_their_size() {
+        let mut set = RunSet::default();
+        let big = " ".repeat(65 << 20);
+        let e = set.add_text("big.json", &big).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "big.json: the file is 65 MB; the viewer reads files up to 64 MB"
+        );
+        assert!(set.runs.is_empty());
+    }
+
+    #[test]
+    fn the_same_run_loaded_twice_is_flagged() {
+        let mut set = RunSet::default();
+        set.add("results/a.json", sample());
+        let mut other = sample();
+        other.run.id = "20261130T000001Z-sample-0001".into();
+        set.add("results/b.json", other);
+        set.add("my-copy.json", sample());
+        let dups: Vec<Option<&str>> = set.runs.iter().map(|r| r.duplicate_of.as_deref()).collect();
+        assert_eq!(dups, [None, None, Some("results/a.json")]);
     }
 }

@@ -12,6 +12,7 @@ pub mod phases;
 pub mod series;
 pub mod stacks;
 pub mod table;
+pub mod text;
 pub mod verdicts;
 
 #[cfg(test)]

@@ -32,6 +32,8 @@ pub struct ArmRow {
     /// Public-key work on the handshake's critical path (µs) and its share of the p50.
     pub crypto_floor: Option<f64>,
     pub efficiency: Option<f64>,
+    /// A rate-only tool's connections per wall-clock second and per user-CPU second.
+    pub rate: Option<[f64; 2]>,
     /// When set, the row's numbers are not results: shown instead of them.
     pub no_result: Option<NoResult>,
 }
@@ -64,6 +66,7 @@ pub fn arm_rows(runs: &RunSet, filter: &ArmFilter) -> Vec<ArmRow> {
             resumed_server: a.resumed.server,
             crypto_floor: a.crypto_floor_us,
             efficiency: a.efficiency,
+            rate: a.rate.as_ref().map(|r| [r.per_real_s, r.per_user_s]),
             no_result: no_result(a),
         })
         .collect()
@@ -77,7 +80,10 @@ impl ArmRow {
         match (self.crypto_floor, &self.no_result) {
             (Some(floor), None) => format!(
                 "{} (floor {})",
-                self.efficiency.map_or("n/a".into(), fmt_share),
+                // A share of a zero floor is no efficiency (older files wrote 0.0).
+                self.efficiency
+                    .filter(|_| floor > 0.0)
+                    .map_or("n/a".into(), fmt_share),
                 fmt_us(floor)
             ),
             _ => "–".into(),
@@ -90,20 +96,34 @@ impl ArmRow {
 pub enum SortKey {
     Run,
     Arm,
+    Protocol,
+    Mode,
+    Cert,
+    Group,
     P50,
+    /// By the interval's low end.
+    Ci,
     P95,
     P99,
+    Efficiency,
     Resumed,
     Failed,
 }
 
 impl SortKey {
-    pub const ALL: [SortKey; 7] = [
+    /// Every column of the table, in its order.
+    pub const ALL: [SortKey; 13] = [
         SortKey::Run,
         SortKey::Arm,
+        SortKey::Protocol,
+        SortKey::Mode,
+        SortKey::Cert,
+        SortKey::Group,
         SortKey::P50,
+        SortKey::Ci,
         SortKey::P95,
         SortKey::P99,
+        SortKey::Efficiency,
         SortKey::Resumed,
         SortKey::Failed,
     ];
@@ -142,16 +162,29 @@ pub fn sort_rows(rows: &mut [ArmRow], sort: Sort) {
             SortKey::P50 => r.p50,
             SortKey::P95 => r.p95,
             SortKey::P99 => r.p99,
+            SortKey::Ci => r.p50_ci.map(|c| c[0]),
+            SortKey::Efficiency => r.efficiency,
             SortKey::Resumed => Some(r.resumed_client as f64),
-            SortKey::Failed => Some(r.failed as f64),
-            SortKey::Run | SortKey::Arm => None,
+            // Failed connections as a share of those attempted.
+            SortKey::Failed => Some(r.failed as f64 / r.attempted.max(1) as f64),
+            _ => None,
         }
         .filter(|_| r.no_result.is_none() || matches!(sort.key, SortKey::Failed))
     };
     let dir = |o: Ordering| if sort.descending { o.reverse() } else { o };
-    rows.sort_by(|a, b| match sort.key {
-        SortKey::Run => dir(a.run_key.cmp(&b.run_key)),
-        SortKey::Arm => dir(a.arm.cmp(&b.arm)),
+    let text = |r: &ArmRow| -> Option<String> {
+        Some(match sort.key {
+            SortKey::Arm => r.arm.clone(),
+            SortKey::Protocol => r.protocol.clone(),
+            SortKey::Mode => r.mode.clone(),
+            SortKey::Cert => r.cert.clone(),
+            SortKey::Group => r.group.clone(),
+            _ => return None,
+        })
+    };
+    rows.sort_by(|a, b| match (sort.key, text(a)) {
+        (SortKey::Run, _) => dir(a.run_key.cmp(&b.run_key)),
+        (_, Some(t)) => dir(t.cmp(&text(b).unwrap_or_default())),
         _ => match (num(a), num(b)) {
             (Some(x), Some(y)) => dir(x.total_cmp(&y)),
             (Some(_), None) => Ordering::Less,
@@ -199,6 +232,8 @@ mod tests {
         assert_eq!(rows[1].efficiency_text(), "47.5% (floor 190 µs)");
         rows[1].efficiency = None;
         assert_eq!(rows[1].efficiency_text(), "n/a (floor 190 µs)");
+        (rows[1].crypto_floor, rows[1].efficiency) = (Some(0.0), Some(0.0));
+        assert_eq!(rows[1].efficiency_text(), "n/a (floor 0.00 µs)");
         assert_eq!(rows[0].efficiency_text(), "–", "no floor");
         rows[2].crypto_floor = Some(0.0);
         assert_eq!(rows[2].efficiency_text(), "–", "an arm with an error");
@@ -232,5 +267,30 @@ mod tests {
         );
         sort_rows(&mut rows, sort.clicked(SortKey::Arm));
         assert_eq!(rows[0].arm, "tcp-connect");
+    }
+
+    #[test]
+    fn every_column_sorts() {
+        let mut rows = rows();
+        rows[0].failed = 1; // 1 of 4 failed
+        rows[1].efficiency = Some(0.5);
+        fn order(rows: &[ArmRow]) -> Vec<&str> {
+            rows.iter().map(|r| &r.arm[..5]).collect()
+        }
+        let (tcp, full, resumed) = ("tcp-c", "tls13", "tls13");
+        let mut want = |key, descending, expected: [&str; 3], first_mode: &str| {
+            sort_rows(&mut rows, Sort { key, descending });
+            assert_eq!(order(&rows), expected, "{key:?}");
+            assert_eq!(rows[0].mode, first_mode, "{key:?}");
+        };
+        want(SortKey::Protocol, false, [tcp, full, resumed], "connect");
+        want(SortKey::Mode, false, [tcp, full, resumed], "connect");
+        want(SortKey::Mode, true, [resumed, full, tcp], "resumed");
+        want(SortKey::Cert, true, [resumed, full, tcp], "resumed");
+        want(SortKey::Group, false, [tcp, resumed, full], "connect");
+        want(SortKey::Ci, true, [full, tcp, resumed], "full");
+        want(SortKey::Efficiency, false, [full, tcp, resumed], "full");
+        want(SortKey::Failed, true, [tcp, full, resumed], "connect");
+        assert_eq!(SortKey::ALL.len(), 13);
     }
 }
