@@ -48,14 +48,8 @@ fn pooled_median(rounds: &[&[f64]], picks: &[usize], buf: &mut Vec<f64>) -> f64 
 }
 
 /// 2.5th and 97.5th nearest-rank percentiles.
-/// (The values a sort would put at those ranks, found by selection: the viewer's wasm
-/// already has the selection `median_in_place` uses, and a sort would add another one.)
 fn percentiles(mut v: Vec<f64>) -> [f64; 2] {
-    let at = |v: &mut Vec<f64>, p: f64| {
-        let i = rank_index(v.len(), p);
-        *v.select_nth_unstable_by(i, f64::total_cmp).1
-    };
-    [at(&mut v, 2.5), at(&mut v, 97.5)]
+    [at_rank(&mut v, 2.5), at_rank(&mut v, 97.5)]
 }
 
 /// Indices of the rounds that hold samples.
@@ -149,8 +143,21 @@ fn rank_index(n: usize, p: f64) -> usize {
 
 /// The median by nearest rank without sorting the whole slice (reorders `buf`).
 pub fn median_in_place(buf: &mut [f64]) -> f64 {
-    let i = rank_index(buf.len(), 50.0);
-    *buf.select_nth_unstable_by(i, f64::total_cmp).1
+    at_rank(buf, 50.0)
+}
+
+/// The value at 1-based rank `ceil(p/100 * n)` of `buf` once sorted (reorders `buf`).
+/// Natively by selection (linear); in the viewer's wasm by the sort its CDF already
+/// has, since a selection routine of its own would cost the download more than the
+/// few extra comparisons cost there.
+fn at_rank(buf: &mut [f64], p: f64) -> f64 {
+    let i = rank_index(buf.len(), p);
+    if cfg!(target_arch = "wasm32") {
+        buf.sort_unstable_by(f64::total_cmp);
+        buf[i]
+    } else {
+        *buf.select_nth_unstable_by(i, f64::total_cmp).1
+    }
 }
 
 /// `p50(new) / p50(old)` of one arm in two runs, with its 95% CI over each run's rounds

@@ -7,8 +7,11 @@ use shared::Evidence;
 
 use super::format::short;
 
-/// One evidence file that loaded and validated.
-#[derive(Debug, Clone, PartialEq)]
+/// One evidence file that loaded and validated. Two are equal when they are the same load
+/// of the same evidence (compared by pointer: a loaded run never changes), so the page's
+/// property checks do not compare whole evidence files field by field, which was slow and
+/// cost the wasm a deep comparison of every evidence type.
+#[derive(Debug, Clone)]
 pub struct LoadedRun {
     /// Unique within a [`RunSet`], stable while the run stays loaded.
     pub key: u32,
@@ -18,6 +21,16 @@ pub struct LoadedRun {
     pub hidden: bool,
     /// The source of a run loaded earlier with the same run id (the same file twice).
     pub duplicate_of: Option<String>,
+}
+
+impl PartialEq for LoadedRun {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+            && self.hidden == other.hidden
+            && Rc::ptr_eq(&self.evidence, &other.evidence)
+            && self.source == other.source
+            && self.duplicate_of == other.duplicate_of
+    }
 }
 
 impl LoadedRun {
