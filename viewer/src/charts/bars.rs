@@ -90,29 +90,7 @@ pub fn draw_hbars<DB: DrawingBackend>(
     let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let x_range = axis.scale.range(lo, hi);
     let n = rows.len();
-    let mut chart = ChartBuilder::on(area)
-        .margin_top(s(26.0))
-        .margin_right(s(20.0))
-        .margin_left(s(4.0))
-        .x_label_area_size(s(40.0))
-        .y_label_area_size(s(lw))
-        .build_cartesian_2d(x_range.clone(), -0.5..(n as f64 - 0.5))
-        .map_err(fail)?;
-    let blank = |_: &f64| String::new();
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .disable_y_axis()
-        .y_labels(2)
-        .y_label_formatter(&blank)
-        .x_labels(2)
-        .x_label_formatter(&blank)
-        .set_all_tick_mark_size(0)
-        .x_desc(axis.desc.clone())
-        .label_style(font(11.0, scale))
-        .axis_desc_style(font(12.0, scale))
-        .draw()
-        .map_err(fail)?;
+    let mut chart = super::category_chart(area, x_range.clone(), n, lw, 20.0, &axis.desc, scale)?;
     let tick = |v: f64| (axis.tick)(axis.scale.from_axis(v));
     x_ticks(area, &chart, &axis.scale.ticks(&x_range), &tick, scale)?;
     legend(area, legend_items, s(lw + 8.0), scale)?;

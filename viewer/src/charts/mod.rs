@@ -185,6 +185,46 @@ pub fn label_left_of<DB: DrawingBackend>(
         .map_err(fail)
 }
 
+/// A chart of `n` category rows (drawn top to bottom by the caller) against the value
+/// axis `x_range`, with `label_px` CSS pixels for the row labels on the left and
+/// `right_px` on the right; the mesh is only the axis and its description `desc` (tick
+/// labels come from [`x_ticks`], so they fall on round values on a log axis too).
+pub fn category_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    x_range: std::ops::Range<f64>,
+    n: usize,
+    label_px: f64,
+    right_px: f64,
+    desc: &str,
+    scale: f64,
+) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String> {
+    let s = |v: f64| (v * scale).round() as i32;
+    let mut chart = ChartBuilder::on(area)
+        .margin_top(s(26.0))
+        .margin_right(s(right_px))
+        .margin_left(s(4.0))
+        .x_label_area_size(s(40.0))
+        .y_label_area_size(s(label_px))
+        .build_cartesian_2d(x_range, -0.5..(n as f64 - 0.5))
+        .map_err(fail)?;
+    let blank = |_: &f64| String::new();
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .disable_y_axis()
+        .y_labels(2)
+        .y_label_formatter(&blank)
+        .x_labels(2)
+        .x_label_formatter(&blank)
+        .set_all_tick_mark_size(0)
+        .x_desc(desc)
+        .label_style(font(11.0, scale))
+        .axis_desc_style(font(12.0, scale))
+        .draw()
+        .map_err(fail)?;
+    Ok(chart)
+}
+
 /// A legend row of colored squares with names, at the top left of `area`.
 pub fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,

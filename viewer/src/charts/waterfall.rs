@@ -74,29 +74,8 @@ pub fn draw_waterfalls<DB: DrawingBackend>(
         .fold(1.0, f64::max);
     let x_range = Scale::Linear.range(0.0, hi);
     let n = rows.len();
-    let mut chart = ChartBuilder::on(area)
-        .margin_top(s(26.0))
-        .margin_right(s(70.0))
-        .margin_left(s(4.0))
-        .x_label_area_size(s(40.0))
-        .y_label_area_size(s(lw))
-        .build_cartesian_2d(x_range.clone(), -0.5..(n as f64 - 0.5))
-        .map_err(fail)?;
-    let blank = |_: &f64| String::new();
-    chart
-        .configure_mesh()
-        .disable_mesh()
-        .disable_y_axis()
-        .y_labels(2)
-        .y_label_formatter(&blank)
-        .x_labels(2)
-        .x_label_formatter(&blank)
-        .set_all_tick_mark_size(0)
-        .x_desc("µs (linear, from 0); upper bar: measured path; lower: model, tick = measured p50")
-        .label_style(font(11.0, scale))
-        .axis_desc_style(font(12.0, scale))
-        .draw()
-        .map_err(fail)?;
+    let desc = "µs (linear, from 0); upper bar: measured path; lower: model, tick = measured p50";
+    let mut chart = super::category_chart(area, x_range.clone(), n, lw, 70.0, desc, scale)?;
     x_ticks(
         area,
         &chart,
