@@ -2,32 +2,9 @@
 //! rules of a confidence interval that may be missing.
 
 use serde_json::{json, Value};
-use shared::{sample, Evidence, EvidenceError};
 
-fn sample_value() -> Value {
-    serde_json::to_value(sample::evidence()).unwrap()
-}
-
-fn read(v: &Value) -> Result<Evidence, EvidenceError> {
-    Evidence::from_json(&v.to_string())
-}
-
-/// The message of an invariant error, which must name `path`.
-fn invariant_at(v: &Value, path: &str) -> String {
-    match read(v) {
-        Err(EvidenceError::Invariant(vs)) => {
-            assert!(
-                vs.iter().any(|x| x.path == path),
-                "expected a violation at {path}, got {vs:?}"
-            );
-            vs.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        }
-        other => panic!("expected an invariant error at {path}, got {other:?}"),
-    }
-}
+mod common;
+use common::{invariant_at, read, sample_value};
 
 /// The sample's TLS 1.3 full arm (samples 400, 410, 390, 450) with eight more samples,
 /// taken in six rounds of two, its round medians written out by hand (nearest rank:

@@ -3,30 +3,8 @@
 use serde_json::{json, Value};
 use shared::{sample, Evidence, EvidenceError, SCHEMA_VERSION};
 
-fn sample_value() -> Value {
-    serde_json::to_value(sample::evidence()).unwrap()
-}
-
-fn read(v: &Value) -> Result<Evidence, EvidenceError> {
-    Evidence::from_json(&v.to_string())
-}
-
-/// The message of an invariant error, which must name `path`.
-fn invariant_at(v: &Value, path: &str) -> String {
-    match read(v) {
-        Err(EvidenceError::Invariant(vs)) => {
-            assert!(
-                vs.iter().any(|x| x.path == path),
-                "expected a violation at {path}, got {vs:?}"
-            );
-            vs.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
-        }
-        other => panic!("expected an invariant error at {path}, got {other:?}"),
-    }
-}
+mod common;
+use common::{invariant_at, read, sample_value};
 
 #[test]
 fn round_trip_keeps_everything() {
