@@ -79,10 +79,15 @@ fn quick_run_measures_every_default_arm_honestly() {
         );
         assert_eq!(a.warmup_attempted, Some(20), "{}: warm-up as done", a.id);
         assert_eq!((a.server_threads, a.client_threads), (Some(1), Some(1)));
+        // (Percentile order, succeeded + failed = attempted and CI order are
+        // Evidence::from_json's own checks; here only what it cannot know.)
         let l = a.latency_us.expect("latency present");
-        assert!(
-            l.min <= l.p50 && l.p50 <= l.p95 && l.p95 <= l.p99 && l.p99 <= l.max,
-            "{}",
+        let mut sorted = a.samples_us.clone();
+        sorted.sort_by(f64::total_cmp);
+        assert_eq!(
+            (l.min, l.max),
+            (sorted[0], sorted[sorted.len() - 1]),
+            "{}: min and max are the samples' own",
             a.id
         );
         // Throughput is successes per second of the wall time the timed connections
@@ -99,8 +104,14 @@ fn quick_run_measures_every_default_arm_honestly() {
         for (p, v) in [(50.0, l.p50), (95.0, l.p95), (99.0, l.p99)] {
             assert_eq!(nearest_rank(&a.samples_us, p), v, "{} p{p}", a.id);
         }
+        // The CI holds the median of the samples, computed here, not the stored p50.
         let [lo, hi] = a.p50_ci95_us.unwrap();
-        assert!(lo <= l.p50 && l.p50 <= hi);
+        let median = nearest_rank(&a.samples_us, 50.0);
+        assert!(
+            lo <= median && median <= hi,
+            "{}: {median} in [{lo}, {hi}]",
+            a.id
+        );
         // --quick takes the samples in 5 interleaved rounds of 60 / 5 = 12, all of the
         // main loop; each round's median is its own 12 samples' nearest-rank median.
         assert_eq!(a.samples_per_round, [12; 5], "{}", a.id);
@@ -121,6 +132,13 @@ fn quick_run_measures_every_default_arm_honestly() {
                 );
                 let k = a.handshake_kinds.unwrap();
                 assert_eq!((k.client.full, k.server.full), (0, 0), "{}", a.id);
+                // The resumed counts are the handshake kinds rustls reported.
+                assert_eq!(
+                    (k.client.resumed, k.server.resumed),
+                    (a.resumed.client, a.resumed.server),
+                    "{}",
+                    a.id
+                );
             }
             Mode::Full => {
                 assert_eq!(
@@ -194,7 +212,14 @@ fn quick_run_measures_every_default_arm_honestly() {
             full.latency_us.unwrap().p50 / resumed.latency_us.unwrap().p50
         );
         let [lo, hi] = c.ci95.expect("five rounds with samples give a CI");
-        assert!(lo <= hi);
+        // The interval is about this ratio: it contains it (not checked by from_json).
+        assert!(
+            lo <= c.p50_ratio && c.p50_ratio <= hi,
+            "{} / {}: ratio {} outside its CI [{lo}, {hi}]",
+            c.baseline,
+            c.candidate,
+            c.p50_ratio
+        );
     }
     assert_eq!(
         e.comparisons
@@ -326,29 +351,18 @@ fn unwritable_output_is_reported_before_measuring() {
     );
 }
 
-#[test]
-fn ctrl_c_saves_what_was_measured() {
+/// Runs the collector with `args` (500 rounds), sends Ctrl-C once the first round is
+/// done (every arm has samples then, whatever this machine's speed: the collector says
+/// so on stderr when it is not a terminal), and returns its output and whole stderr.
+fn interrupt_after_round_1(args: &[&str]) -> (Output, String) {
     use std::io::{BufRead, BufReader, Read};
-    let dir = scratch("ctrl-c");
     let mut child = collector()
-        .args([
-            "run",
-            "--no-peers",
-            "--samples",
-            "100000",
-            "--rounds",
-            "500",
-            "--arms",
-            "tcp,tls13-full-ecdsa",
-            "--out",
-            dir.to_str().unwrap(),
-        ])
+        .args(args)
+        .args(["--rounds", "500"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Interrupt once the first round is done (every arm has samples then), whatever
-    // this machine's speed: the collector says so on stderr when it is not a terminal.
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut seen = String::new();
     let mut line = String::new();
@@ -366,7 +380,22 @@ fn ctrl_c_saves_what_was_measured() {
         .unwrap();
     assert!(st.success());
     stderr.read_to_string(&mut seen).unwrap();
-    let out = child.wait_with_output().unwrap();
+    (child.wait_with_output().unwrap(), seen)
+}
+
+#[test]
+fn ctrl_c_saves_what_was_measured() {
+    let dir = scratch("ctrl-c");
+    let (out, seen) = interrupt_after_round_1(&[
+        "run",
+        "--no-peers",
+        "--samples",
+        "100000",
+        "--arms",
+        "tcp,tls13-full-ecdsa",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(130), "stderr: {seen}");
     let e = read_evidence(&dir);
     assert!(!e.run.complete);
@@ -381,8 +410,37 @@ fn ctrl_c_saves_what_was_measured() {
             a.id,
             a.attempted
         );
-        assert_eq!(a.samples_us.len() as u64, a.succeeded);
+        // The first round (100,000 / 500 = 200 samples) is whole in the evidence.
+        assert_eq!(a.samples_per_round.first(), Some(&200), "{}", a.id);
     }
+}
+
+#[test]
+fn ctrl_c_exit_status_wins_over_an_arm_error() {
+    let dir = scratch("ctrl-c-and-arm-error");
+    let (out, seen) = interrupt_after_round_1(&[
+        "run",
+        "--no-peers",
+        "--samples",
+        "100000",
+        "--break-resumption",
+        "--arms",
+        "tls13-full-ecdsa,tls13-resumed-ticket-ecdsa",
+        "--certs",
+        "ecdsa-p256",
+        "--groups",
+        "x25519",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    // Both happened: the run was interrupted and an arm carries an error (exit 3 on its
+    // own). The interruption's 130 is what the caller sees.
+    assert_eq!(out.status.code(), Some(130), "stderr: {seen}");
+    let e = read_evidence(&dir);
+    assert!(!e.run.complete);
+    let resumed = e.arms.iter().find(|a| a.mode == Mode::Resumed).unwrap();
+    let err = resumed.error.as_deref().unwrap_or_default();
+    assert!(err.contains("expected resumed"), "{}: {err:?}", resumed.id);
 }
 
 #[test]

@@ -11,7 +11,6 @@ use e2e::webdriver::Browser;
 use e2e::{collector, scratch};
 use serde_json::{json, Value};
 use shared::Evidence;
-use viewer::data::format::fmt_us;
 
 const XSS_HOST: &str = "<img src=x onerror=alert(1)>";
 
@@ -157,7 +156,7 @@ fn the_table_has_one_row_per_arm_with_the_p50_from_the_evidence() {
         assert_eq!(mine.len(), 2, "rows for {}", arm.id);
         for row in mine {
             match (&arm.latency_us, &arm.error) {
-                (Some(l), None) => assert_eq!(row[1], json!(fmt_us(l.p50)), "{}", arm.id),
+                (Some(l), None) => assert_shows_us(row[1].as_str().unwrap(), l.p50, &arm.id),
                 (_, Some(e)) => {
                     assert_eq!(row[1], Value::Null, "{} has an error", arm.id);
                     assert!(row[2].as_str().unwrap().contains(e.as_str()));
@@ -168,11 +167,52 @@ fn the_table_has_one_row_per_arm_with_the_p50_from_the_evidence() {
     }
 }
 
+/// A latency as the page writes it ("412 µs", "1.23 ms", "2.00 s"), in µs: parsed
+/// here with literal units, so the viewer's formatting is what is under test.
+fn parse_us(text: &str) -> f64 {
+    let (num, unit) = text
+        .trim()
+        .rsplit_once(' ')
+        .unwrap_or_else(|| panic!("no unit in {text:?}"));
+    let scale = match unit {
+        "µs" => 1.0,
+        "ms" => 1e3,
+        "s" => 1e6,
+        _ => panic!("unknown unit in {text:?}"),
+    };
+    num.parse::<f64>()
+        .unwrap_or_else(|_| panic!("not a number in {text:?}"))
+        * scale
+}
+
+/// `text` shows `us` to three significant digits (at most 0.5% off).
+fn assert_shows_us(text: &str, us: f64, what: &str) {
+    let shown = parse_us(text);
+    let digits = text.split(' ').next().unwrap().replace('.', "");
+    if us >= 1.0 {
+        assert_eq!(
+            digits.trim_start_matches('0').len(),
+            3,
+            "{what}: {text:?} is not three significant digits"
+        );
+    }
+    assert!(
+        (shown - us).abs() <= us.abs() * 0.005,
+        "{what}: {text:?} does not show {us} µs"
+    );
+}
+
 const INK_JS: &str = "return [...document.querySelectorAll('canvas')].map(c => { \
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; \
     let ink = 0, n = 0; \
     for (let i = 0; i < d.length; i += 4 * 5) { n++; if (d[i] < 200 || d[i+1] < 200 || d[i+2] < 200) ink++; } \
-    return {id: c.id, w: c.width, h: c.height, ink: ink / n, draws: Number(c.dataset.draws || 0), \
+    const top = Math.round(20 * c.height / c.clientHeight); let marks = 0; \
+    for (let i = top * c.width * 4; i < d.length; i += 4 * 5) { \
+      const r = d[i], g = d[i+1], b = d[i+2]; \
+      const red = r > 0xa0 && g < 0x60 && b < 0x60; \
+      if (Math.max(r, g, b) - Math.min(r, g, b) >= 50 && !red) marks++; } \
+    return {id: c.id, w: c.width, h: c.height, ink: ink / n, marks: marks, \
+            draws: Number(c.dataset.draws || 0), \
             items: Number(c.dataset.items || 0), sig: c.toDataURL().length}; });";
 
 #[test]
@@ -208,6 +248,13 @@ fn every_chart_drew_something() {
         assert!(c["draws"].as_u64() >= Some(1), "{c}");
         let ink = c["ink"].as_f64().unwrap();
         assert!(ink > 0.01, "canvas looks blank: {c}");
+        // Axes, grid, labels and ERROR text are grey, black or red: an axes-only chart
+        // has no coloured pixels below the legend band. Each chart has data items and
+        // coloured marks (bars, lines, segments) for them.
+        assert!(c["items"].as_u64() >= Some(1), "no data items: {c}");
+        // (Every 5th pixel is sampled; the sparsest chart, a capacity line chart, had
+        // 295 on the fixture run, an axes-only canvas has none.)
+        assert!(c["marks"].as_u64() >= Some(150), "only axes, no marks: {c}");
         assert!(
             c["w"].as_u64() > Some(200) && c["h"].as_u64() > Some(100),
             "{c}"
@@ -301,11 +348,19 @@ fn the_stacks_view_says_the_plain_tls13_reuse_did_not_resume() {
         .iter()
         .find(|l| l[0] == json!(rate.candidate))
         .unwrap();
-    let want = viewer::data::format::fmt_ratio(rate.p50_ratio);
+    let want = format!("{:.2}×", rate.p50_ratio);
     assert!(
         line[1].as_str().unwrap().contains(&want),
         "{line:?} has {want}"
     );
+}
+
+/// The latency in "… (floor 45.6 µs)".
+fn floor_in(cell: &str) -> &str {
+    let at = cell
+        .find("floor ")
+        .unwrap_or_else(|| panic!("no floor in {cell:?}"));
+    cell[at + "floor ".len()..].split(')').next().unwrap()
 }
 
 #[test]
@@ -323,16 +378,14 @@ fn the_efficiency_column_shows_the_floor_share_from_the_evidence() {
         let cell = cells[&arm.id].as_str().unwrap();
         match (arm.efficiency, arm.crypto_floor_us, &arm.error) {
             (Some(e), Some(floor), None) => {
-                let share = viewer::data::format::fmt_share(e);
-                assert!(
-                    cell.starts_with(&share) && cell.contains(&fmt_us(floor)),
-                    "{}: {cell} vs {share}",
-                    arm.id
-                );
+                let share = format!("{:.1}%", e * 100.0);
+                assert!(cell.starts_with(&share), "{}: {cell} vs {share}", arm.id);
+                assert_shows_us(floor_in(cell), floor, &arm.id);
                 checked += 1;
             }
             (None, Some(floor), None) => {
-                assert_eq!(cell, format!("n/a (floor {})", fmt_us(floor)), "{}", arm.id)
+                assert!(cell.starts_with("n/a (floor "), "{}: {cell}", arm.id);
+                assert_shows_us(floor_in(cell), floor, &arm.id);
             }
             _ => assert_eq!(cell, "–", "{}", arm.id),
         }

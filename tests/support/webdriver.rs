@@ -201,12 +201,20 @@ impl Browser {
         );
     }
 
-    /// The text of an open alert dialog, if one is open.
+    /// The text of an open alert dialog, or None when WebDriver answers `no such alert`.
+    /// Any other failure (a dead driver, a bad session, a non-text answer) panics: it
+    /// must not read as "no script ran".
     pub fn alert_text(&self) -> Option<String> {
         let path = format!("/session/{}/alert/text", self.session);
-        self.call("GET", &path, None)
-            .ok()
-            .and_then(|v| v["value"].as_str().map(String::from))
+        match self.call("GET", &path, None) {
+            Ok(v) => match v["value"].as_str() {
+                Some(text) => Some(text.to_string()),
+                None => panic!("WebDriver GET {path}: no alert text in {v}"),
+            },
+            // `call` renders the WebDriver error code as a JSON string first.
+            Err(e) if e.starts_with("\"no such alert\":") => None,
+            Err(e) => panic!("WebDriver GET {path}: {e}"),
+        }
     }
 }
 

@@ -167,6 +167,26 @@ pub fn write_run(dir: &Path, evidence: &Evidence) -> Result<(PathBuf, Option<Str
     Ok((path, warning))
 }
 
+/// Writes evidence that breaks its own invariants as `dir/<run id>.invalid.json`
+/// (`-2`, `-3`, … when taken), beside the valid runs and never listed in
+/// `index.json`: kept for the bug report, never shown as a result.
+pub fn write_invalid(dir: &Path, evidence: &Evidence) -> Result<PathBuf> {
+    let id = &evidence.run.id;
+    let bytes = evidence.to_json();
+    let mut n = 1;
+    loop {
+        let name = match n {
+            1 => format!("{id}.invalid.json"),
+            _ => format!("{id}-{n}.invalid.json"),
+        };
+        let path = dir.join(name);
+        if write_new(&path, bytes.as_bytes())? {
+            return Ok(path);
+        }
+        n += 1;
+    }
+}
+
 /// Renames `index_path` to a free `index.json.unreadable-<id>[-n]` name.
 fn set_aside(index_path: &Path, id: &str) -> Result<PathBuf> {
     let mut aside = index_path.with_file_name(format!("index.json.unreadable-{id}"));

@@ -281,6 +281,16 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_child_reports_the_user_cpu_it_spent() {
+        // A shell loop that spends a fraction of a second of user CPU, then exits.
+        let busy = "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done";
+        let mut g = Guarded::spawn(Command::new("sh").args(["-c", busy]), "sh").unwrap();
+        let user = g.reap().unwrap();
+        assert!(user > 0.0 && user.is_finite(), "measured user CPU: {user}");
+        assert_eq!(g.status().and_then(|s| s.code()), Some(0));
+    }
+
+    #[test]
     fn a_guarded_child_leads_its_own_process_group() {
         let mut g = Guarded::spawn(Command::new("sleep").arg("30"), "sleep").unwrap();
         let pid = g.id() as libc::pid_t;

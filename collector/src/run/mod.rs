@@ -256,6 +256,17 @@ fn finish(
     interrupted: bool,
 ) -> Result<ExitCode> {
     let violations = evidence.violations();
+    if !violations.is_empty() {
+        // Never written as a normal run: set aside, out of the index, and exit 1.
+        let path = write::write_invalid(out, evidence)?;
+        let list: Vec<String> = violations.iter().map(|v| v.to_string()).collect();
+        bail!(
+            "internal error: the evidence breaks its own invariants, so it was not added to \
+             the results; kept for a bug report as {}: {}",
+            path.display(),
+            list.join("; ")
+        );
+    }
     let (path, warning) = write::write_run(out, evidence)?;
     if let Some(w) = warning {
         eprintln!("collector: warning: {w}");
@@ -268,12 +279,6 @@ fn finish(
         evidence.environment.load_average.before[0],
         evidence.environment.load_average.after[0]
     );
-    if !violations.is_empty() {
-        bail!(
-            "internal error: the evidence written to {} breaks its own invariants: {violations:?}",
-            path.display()
-        );
-    }
     let broken: Vec<&str> = evidence
         .arms
         .iter()
@@ -299,3 +304,7 @@ fn finish(
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+#[path = "finish_tests.rs"]
+mod finish_tests;

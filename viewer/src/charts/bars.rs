@@ -296,8 +296,9 @@ mod tests {
         for b in &bars {
             assert!(rec.has_text(&b.label), "{:?}", rec.texts);
         }
-        assert!(rec.filled_rects_of(P50) >= 3);
-        assert!(rec.filled_rects_of(P99) >= 3);
+        // Bars only: the legend squares sit in the top 18 px.
+        assert_eq!(rec.filled_rects_of_below(P50, 19), bars.len());
+        assert_eq!(rec.filled_rects_of_below(P99, 19), bars.len());
         // Each p50 is written beside its bar (sample: 21.0 µs / 400 µs / 200 µs).
         for p50 in ["21.0 µs", "400 µs", "200 µs"] {
             assert!(rec.has_text(p50), "{p50}: {:?}", rec.texts);
@@ -332,10 +333,16 @@ mod tests {
             draw_percentiles(a, &bars, Scale::Linear, 2.0)
         });
         assert!(rec.has_text("ERROR: 0 of 4 connections resumed"));
+        // The legend square sits in the top 18 px (at scale 2: 36 px); bars are below it.
+        assert_eq!(
+            rec.filled_rects_of_below(P50, 37),
+            2,
+            "one p50 bar for each of the two sound arms, none for the errored one"
+        );
         assert_eq!(
             rec.filled_rects_of(P50),
             3,
-            "the two sound arms and the legend"
+            "the two bars and the legend square"
         );
     }
 

@@ -16,8 +16,8 @@ use super::DrawResult;
 #[derive(Default)]
 pub struct Recorded {
     pub texts: Vec<(String, BackendCoord)>,
-    /// Rectangles: color and whether filled.
-    pub rects: Vec<(BackendColor, bool)>,
+    /// Rectangles: color, whether filled, and the upper-left corner.
+    pub rects: Vec<(BackendColor, bool, BackendCoord)>,
     pub paths: usize,
 }
 
@@ -29,7 +29,16 @@ impl Recorded {
     pub fn filled_rects_of(&self, c: RGBColor) -> usize {
         self.rects
             .iter()
-            .filter(|(col, fill)| *fill && col.rgb == (c.0, c.1, c.2))
+            .filter(|(col, fill, _)| *fill && col.rgb == (c.0, c.1, c.2))
+            .count()
+    }
+
+    /// Filled rectangles of colour `c` whose top edge is at or below `y`: the
+    /// marks in the plot, not the legend squares drawn in the top band.
+    pub fn filled_rects_of_below(&self, c: RGBColor, y: i32) -> usize {
+        self.rects
+            .iter()
+            .filter(|(col, fill, at)| *fill && col.rgb == (c.0, c.1, c.2) && at.1 >= y)
             .count()
     }
 }
@@ -96,12 +105,15 @@ impl DrawingBackend for Recorder {
 
     fn draw_rect<S: BackendStyle>(
         &mut self,
-        _: BackendCoord,
+        upper_left: BackendCoord,
         _: BackendCoord,
         style: &S,
         fill: bool,
     ) -> Result<(), DrawingErrorKind<Infallible>> {
-        self.log.borrow_mut().rects.push((style.color(), fill));
+        self.log
+            .borrow_mut()
+            .rects
+            .push((style.color(), fill, upper_left));
         Ok(())
     }
 

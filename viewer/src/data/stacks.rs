@@ -298,9 +298,19 @@ pub(crate) mod tests {
             .unwrap()
             .to_string()
             .contains("0 of 4"));
+        // The resumed arm's error leaves its stack's full arm as it was ...
+        let full_id = "tls13-full-ecdsa-p256-x25519";
+        let full = ev.arms.iter().position(|a| a.id == full_id).unwrap();
+        let want = ev.arms[full].latency_us.unwrap().p50;
         let lat = stack_latencies(&ev, &ArmFilter::default());
-        assert!(lat
-            .iter()
-            .all(|r| r.full_p50.is_some() == r.no_result.is_none()));
+        let row = lat.iter().find(|r| r.arm == full_id).unwrap();
+        assert_eq!((row.full_p50, row.no_result.is_none()), (Some(want), true));
+        // ... while an error on the full arm itself hides its p50 and interval.
+        ev.arms[full].error = Some("handshake failed: 3 of 40".into());
+        let lat = stack_latencies(&ev, &ArmFilter::default());
+        let row = lat.iter().find(|r| r.arm == full_id).unwrap();
+        assert_eq!((row.full_p50, row.full_ci), (None, None));
+        let why = row.no_result.as_ref().unwrap().to_string();
+        assert!(why.contains("3 of 40"), "{why}");
     }
 }
