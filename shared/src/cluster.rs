@@ -160,6 +160,12 @@ fn at_rank(buf: &mut [f64], p: f64) -> f64 {
     }
 }
 
+/// `ci` widened to contain `point`, where the percentile bootstrap left it outside (it
+/// can, with few rounds or skewed rounds): an interval never excludes its own estimate.
+pub fn containing(ci: [f64; 2], point: f64) -> [f64; 2] {
+    [ci[0].min(point), ci[1].max(point)]
+}
+
 /// `p50(new) / p50(old)` of one arm in two runs, with its 95% CI over each run's rounds
 /// (drawn independently: the runs share no rounds).
 #[derive(Debug, Clone, PartialEq)]
@@ -186,7 +192,9 @@ pub fn run_ratio(
         .map(|w| format!("OLD: {w}"))
         .or_else(|| unavailable(rn.as_deref()).map(|w| format!("NEW: {w}")));
     let ci95 = match (&no_ci, ro, rn) {
-        (None, Some(ro), Some(rn)) => ratio_ci95(&rn, &ro, false, resamples, rng),
+        (None, Some(ro), Some(rn)) => {
+            ratio_ci95(&rn, &ro, false, resamples, rng).map(|ci| containing(ci, ratio))
+        }
         _ => None,
     };
     Some(RunRatio { ratio, ci95, no_ci })

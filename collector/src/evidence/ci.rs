@@ -16,8 +16,9 @@ pub fn apply_cis(arms: &mut [Arm], resamples: usize, seed: u64) {
         let rounds = cluster::split(&arm.samples_us, &arm.samples_per_round);
         arm.ci_unavailable = cluster::unavailable(rounds.as_deref());
         arm.p50_ci95_us = match (&rounds, &arm.ci_unavailable) {
-            (Some(r), None) => cluster::median_ci95(r, resamples, &mut rng)
-                .map(|[lo, hi]| [lo.min(p50), hi.max(p50)]),
+            (Some(r), None) => {
+                cluster::median_ci95(r, resamples, &mut rng).map(|ci| cluster::containing(ci, p50))
+            }
             _ => None,
         };
     }
@@ -45,7 +46,12 @@ pub(super) fn ratio_ci(
     };
     let paired =
         numerator.round_group.is_some() && numerator.round_group == denominator.round_group;
+    let ratio = match (numerator.latency_us, denominator.latency_us) {
+        (Some(n), Some(d)) => n.p50 / d.p50,
+        _ => f64::NAN,
+    };
     match cluster::ratio_ci95(&n, &d, paired, resamples, rng) {
+        Some(ci) if ratio.is_finite() => (Some(cluster::containing(ci, ratio)), None),
         Some(ci) => (Some(ci), None),
         None => (
             None,
