@@ -29,6 +29,17 @@ fn namespaces_of(pid: u32) -> Vec<String> {
         .collect()
 }
 
+/// Waits (up to 5 s) until the run `pid` has made its two namespaces.
+fn wait_for_namespaces(pid: u32) {
+    for _ in 0..100 {
+        if namespaces_of(pid).len() == 2 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the run did not make its two namespaces within 5 s");
+}
+
 fn assert_no_namespaces(pid: u32) {
     let left = namespaces_of(pid);
     assert!(left.is_empty(), "namespaces left behind: {left:?}");
@@ -161,15 +172,7 @@ fn ctrl_c_during_an_rtt_run_removes_the_namespaces() {
     let child = spawn(&dir, "50ms", "200");
     let pid = child.id();
     // Wait until the path exists, then interrupt.
-    let mut seen = false;
-    for _ in 0..100 {
-        if namespaces_of(pid).len() == 2 {
-            seen = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(seen, "the run made its two namespaces");
+    wait_for_namespaces(pid);
     std::thread::sleep(Duration::from_millis(1500));
     assert!(Command::new("kill")
         .args(["-INT", &pid.to_string()])
@@ -189,18 +192,14 @@ fn ctrl_c_during_an_rtt_run_removes_the_namespaces() {
 
 #[test]
 fn a_second_signal_still_removes_the_namespaces() {
+    if !e2e::needs_root("a_second_signal_still_removes_the_namespaces") {
+        return;
+    }
+    let _serial = one_at_a_time();
     let dir = scratch("rtt-two-signals");
     let child = spawn(&dir, "50ms", "200");
     let pid = child.id();
-    let mut seen = false;
-    for _ in 0..100 {
-        if namespaces_of(pid).len() == 2 {
-            seen = true;
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(seen, "the run made its two namespaces");
+    wait_for_namespaces(pid);
     // Two signals back to back: the second quits at once, skipping the destructors.
     for sig in ["-INT", "-TERM"] {
         assert!(Command::new("kill")

@@ -235,4 +235,4 @@ fn rebuild_index(dir: &Path) -> Result<ResultsIndex> {
 
 #[cfg(test)]
 #[path = "write_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -1,7 +1,8 @@
 use super::*;
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("collector-write-{name}-{}", std::process::id()));
+/// A fresh, empty folder under the system temp dir (also used by the run's finish tests).
+pub(crate) fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("collector-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&d);
     fs::create_dir_all(&d).unwrap();
     d
@@ -18,7 +19,8 @@ fn index(d: &Path) -> ResultsIndex {
     serde_json::from_str(&fs::read_to_string(d.join("index.json")).unwrap()).unwrap()
 }
 
-fn names(d: &Path) -> Vec<String> {
+/// The file names in `d`, sorted.
+pub(crate) fn names(d: &Path) -> Vec<String> {
     let mut v: Vec<String> = fs::read_dir(d)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

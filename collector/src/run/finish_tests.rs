@@ -2,27 +2,12 @@
 //! invariants never does.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use shared::{EvidenceError, ResultsIndex};
 
 use super::*;
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("collector-finish-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn names(d: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(d)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
+use crate::evidence::write::tests::{names, scratch};
 
 fn index_ids(d: &Path) -> Vec<String> {
     let text = fs::read_to_string(d.join("index.json")).unwrap();
@@ -32,7 +17,7 @@ fn index_ids(d: &Path) -> Vec<String> {
 
 #[test]
 fn valid_evidence_is_written_and_indexed() {
-    let d = scratch("valid");
+    let d = scratch("finish-valid");
     let ev = shared::sample::evidence();
     let code = finish(&d, &ev, time::Duration::ZERO, false).unwrap();
     assert_eq!(code, ExitCode::SUCCESS);
@@ -46,7 +31,7 @@ fn valid_evidence_is_written_and_indexed() {
 
 #[test]
 fn evidence_that_breaks_its_invariants_is_set_aside_and_fails() {
-    let d = scratch("invalid");
+    let d = scratch("finish-invalid");
     // An earlier, valid run in the same folder.
     let mut first = shared::sample::evidence();
     first.run.id = "20261129T000000Z-first-0000".into();
