@@ -281,6 +281,12 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "break_resumption")]
     pub refuse_early_data: bool,
 
+    /// Testing aid (hidden): the capacity arms' servers close every Nth connection they
+    /// accept, unserved, so the failures must be counted (N = 1: every connection fails and
+    /// each capacity arm must come out as an error).
+    #[arg(long, value_name = "N", hide = true, value_parser = clap::value_parser!(u32).range(1..))]
+    pub inject_capacity_drops: Option<u32>,
+
     #[command(flatten)]
     pub peers: crate::peers::PeerArgs,
 }
