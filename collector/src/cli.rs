@@ -96,6 +96,10 @@ pub struct ServeArgs {
     /// minutes measures no handshake).
     #[arg(long, value_name = "MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=MAX_IO_TIMEOUT_MS))]
     pub io_timeout_ms: u64,
+    /// Testing aid: the servers keep no session state and issue no tickets, so this end
+    /// never resumes and a client's resumed arms must come out as errors (exit 3).
+    #[arg(long)]
+    pub break_resumption: bool,
 }
 
 #[derive(Debug, Args)]
