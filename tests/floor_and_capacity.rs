@@ -1,7 +1,7 @@
 //! Crypto floor, the post-quantum hybrid, and capacity under concurrency, with the real
 //! collector binary.
 
-use e2e::{run_ok, scratch};
+use e2e::{collector, read_evidence, run_ok, scratch};
 use shared::{Mode, Protocol, Side};
 
 #[test]
@@ -301,4 +301,58 @@ fn a_quick_matrix_covers_every_cell_or_says_why_not() {
         .arms
         .iter()
         .any(|a| a.protocol == Protocol::Tls12 && a.kx_group == Some(KxGroup::X25519Mlkem768)));
+}
+
+/// Capacity servers that drop every connection (`--inject-capacity-drops 1`, a hidden
+/// testing aid): each capacity arm is an error with every failure counted, the evidence
+/// is still written, and the run exits 3.
+#[test]
+fn capacity_arms_where_every_connection_fails_are_errors_and_exit_3() {
+    let dir = scratch("capacity-all-fail");
+    let out = collector()
+        .args([
+            "run",
+            "--no-peers",
+            "--no-floor",
+            "--quick",
+            "--arms",
+            "tcp",
+        ])
+        .args(["--certs", "ecdsa-p256", "--groups", "x25519"])
+        .args(["--concurrency", "1", "--capacity-seconds", "1"])
+        .args(["--inject-capacity-drops", "1", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("collector runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let e = read_evidence(&dir);
+    let cap: Vec<_> = e.arms.iter().filter(|a| a.capacity.is_some()).collect();
+    assert_eq!(cap.len(), 2, "full and resumed at N=1");
+    for a in cap {
+        assert!(a.attempted > 0, "{}", a.id);
+        assert_eq!((a.succeeded, a.failed), (0, a.attempted), "{}", a.id);
+        let error = a.error.as_deref().unwrap_or_default();
+        assert!(
+            error.starts_with(&format!("all {} timed connections failed", a.attempted)),
+            "{}: {error}",
+            a.id
+        );
+        assert!(a.first_failure.is_some(), "{}", a.id);
+    }
+    let tcp = e.arms.iter().find(|a| a.id == "tcp-connect").unwrap();
+    assert_eq!(
+        (tcp.error.as_deref(), tcp.failed),
+        (None, 0),
+        "not injected"
+    );
+    assert!(
+        e.run
+            .settings
+            .extra
+            .get("capacity_fault")
+            .is_some_and(|f| f.contains("1 in 1")),
+        "the injection is recorded: {:?}",
+        e.run.settings.extra
+    );
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
-use e2e::site::{build_site, gzipped_size, screenshot, target_dir, Server};
+use e2e::site::{assert_shows_us, build_site, gzipped_size, screenshot, target_dir, Server};
 use e2e::webdriver::Browser;
 use e2e::{collector, scratch};
 use serde_json::{json, Value};
@@ -165,41 +165,6 @@ fn the_table_has_one_row_per_arm_with_the_p50_from_the_evidence() {
             }
         }
     }
-}
-
-/// A latency as the page writes it ("412 µs", "1.23 ms", "2.00 s"), in µs: parsed
-/// here with literal units, so the viewer's formatting is what is under test.
-fn parse_us(text: &str) -> f64 {
-    let (num, unit) = text
-        .trim()
-        .rsplit_once(' ')
-        .unwrap_or_else(|| panic!("no unit in {text:?}"));
-    let scale = match unit {
-        "µs" => 1.0,
-        "ms" => 1e3,
-        "s" => 1e6,
-        _ => panic!("unknown unit in {text:?}"),
-    };
-    num.parse::<f64>()
-        .unwrap_or_else(|_| panic!("not a number in {text:?}"))
-        * scale
-}
-
-/// `text` shows `us` to three significant digits (at most 0.5% off).
-fn assert_shows_us(text: &str, us: f64, what: &str) {
-    let shown = parse_us(text);
-    let digits = text.split(' ').next().unwrap().replace('.', "");
-    if us >= 1.0 {
-        assert_eq!(
-            digits.trim_start_matches('0').len(),
-            3,
-            "{what}: {text:?} is not three significant digits"
-        );
-    }
-    assert!(
-        (shown - us).abs() <= us.abs() * 0.005,
-        "{what}: {text:?} does not show {us} µs"
-    );
 }
 
 const INK_JS: &str = "return [...document.querySelectorAll('canvas')].map(c => { \

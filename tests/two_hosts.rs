@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use e2e::{collector_bin, read_evidence, scratch};
@@ -21,14 +21,19 @@ fn ip(args: &[&str]) {
     assert!(st.success(), "ip {args:?} failed");
 }
 
+/// The host names the two namespaces' processes get (each its own UTS namespace).
+const SERVER_NAME: &str = "hlab-server-host";
+const CLIENT_NAME: &str = "hlab-client-host";
+
 impl Hosts {
-    fn new() -> Hosts {
+    /// `tag` (one letter) keeps the namespaces of tests running at once apart.
+    fn new(tag: &str) -> Hosts {
         let pid = std::process::id();
         let hosts = Hosts {
-            server: format!("hlabt-{pid}-srv"),
-            client: format!("hlabt-{pid}-cli"),
+            server: format!("hlabt-{pid}{tag}-srv"),
+            client: format!("hlabt-{pid}{tag}-cli"),
         };
-        let (a, b) = (format!("hlv{pid}a"), format!("hlv{pid}b"));
+        let (a, b) = (format!("hlv{pid}{tag}a"), format!("hlv{pid}{tag}b"));
         ip(&["netns", "add", &hosts.server]);
         ip(&["netns", "add", &hosts.client]);
         ip(&["link", "add", &a, "type", "veth", "peer", "name", &b]);
@@ -45,9 +50,19 @@ impl Hosts {
         hosts
     }
 
+    /// The collector in namespace `ns`, in a UTS namespace of its own whose host name is
+    /// the server's or the client's (`unshare`, `hostname`, then `exec`: one process, so
+    /// killing it kills the collector).
     fn exec(&self, ns: &str) -> Command {
+        let name = if ns == self.server {
+            SERVER_NAME
+        } else {
+            CLIENT_NAME
+        };
         let mut c = Command::new("ip");
-        c.args(["netns", "exec", ns]).arg(collector_bin());
+        c.args(["netns", "exec", ns, "unshare", "--uts", "sh", "-c"])
+            .args([r#"hostname "$1" && shift && exec "$@""#, "sh", name])
+            .arg(collector_bin());
         c
     }
 }
@@ -100,6 +115,40 @@ fn printed_token(server: &mut Child) -> String {
     token
 }
 
+/// `collector serve` on the server's namespace at `listen` (with `extra` flags), its CA
+/// written to `ca`; returns it (killed on drop) and the token it printed.
+fn serve(hosts: &Hosts, listen: &str, ca: &Path, extra: &[&str]) -> (Killed, String) {
+    let mut server = Killed(
+        hosts
+            .exec(&hosts.server)
+            .args(["serve", "--listen", listen, "--allow-remote"])
+            .args(["--certs", "ecdsa-p256", "--groups", "x25519"])
+            .args(extra)
+            .arg("--ca-out")
+            .arg(ca)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let token = printed_token(&mut server.0);
+    wait_for(ca);
+    (server, token)
+}
+
+/// A quick `collector run --target listen` from the client's namespace.
+fn run_against(hosts: &Hosts, listen: &str, ca: &Path, token: &str, out: &Path) -> Output {
+    hosts
+        .exec(&hosts.client)
+        .args(["run", "--target", listen, "--allow-remote", "--quick"])
+        .args(["--samples", "20", "--no-floor", "--token", token, "--ca"])
+        .arg(ca)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn serve_on_one_host_run_on_another() {
     if !e2e::needs_root("serve_on_one_host_run_on_another") {
@@ -107,7 +156,7 @@ fn serve_on_one_host_run_on_another() {
     }
     let dir = scratch("two-hosts");
     let ca = dir.join("ca.pem");
-    let hosts = Hosts::new();
+    let hosts = Hosts::new("a");
     let listen = "198.18.9.1:7443";
 
     // Without --allow-remote a non-loopback address is refused, with a reason.
@@ -119,56 +168,14 @@ fn serve_on_one_host_run_on_another() {
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--allow-remote"));
 
-    let mut server = Killed(
-        hosts
-            .exec(&hosts.server)
-            .args([
-                "serve",
-                "--listen",
-                listen,
-                "--allow-remote",
-                "--certs",
-                "ecdsa-p256",
-                "--groups",
-                "x25519",
-            ])
-            .arg("--ca-out")
-            .arg(&ca)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let token = printed_token(&mut server.0);
-    wait_for(&ca);
+    let (_server, token) = serve(&hosts, listen, &ca, &[]);
     let pem = std::fs::read_to_string(&ca).unwrap();
     assert!(
         pem.contains("BEGIN CERTIFICATE") && !pem.contains("PRIVATE KEY"),
         "the CA file holds no key"
     );
 
-    let run = |token: &str| {
-        hosts
-            .exec(&hosts.client)
-            .args([
-                "run",
-                "--target",
-                listen,
-                "--allow-remote",
-                "--quick",
-                "--samples",
-                "20",
-                "--no-floor",
-                "--token",
-                token,
-            ])
-            .arg("--ca")
-            .arg(&ca)
-            .arg("--out")
-            .arg(dir.join("results"))
-            .output()
-            .unwrap()
-    };
+    let run = |token: &str| run_against(&hosts, listen, &ca, token, &dir.join("results"));
     // Without the token serve printed, no session (and no evidence).
     let forged = run("00000000000000000000000000000000");
     assert_eq!(forged.status.code(), Some(1));
@@ -193,6 +200,9 @@ fn serve_on_one_host_run_on_another() {
         .as_ref()
         .expect("the server host's environment is recorded");
     assert!(!server_host.kernel.is_empty());
+    // Each end's environment is its own: the server's is not a copy of the client's.
+    assert_eq!(e.environment.hostname, CLIENT_NAME);
+    assert_eq!(server_host.hostname, SERVER_NAME);
     assert_eq!(e.arms.len(), 7, "tcp + 6 TLS arms served");
     for a in &e.arms {
         assert_eq!(a.error, None, "{}", a.id);
@@ -205,5 +215,82 @@ fn serve_on_one_host_run_on_another() {
                 a.id
             );
         }
+    }
+}
+
+/// The failure paths across hosts: a CA file that is not the server's fails the control
+/// handshake with a reason and writes nothing; a server whose end does not resume
+/// (`serve --break-resumption`) makes each resumed arm an error naming the server's
+/// report, and the run exits 3.
+#[test]
+fn a_wrong_ca_and_a_server_that_does_not_resume_are_errors() {
+    if !e2e::needs_root("a_wrong_ca_and_a_server_that_does_not_resume_are_errors") {
+        return;
+    }
+    let dir = scratch("two-hosts-failures");
+    let hosts = Hosts::new("b");
+    let listen = "198.18.9.1:7443";
+    let ca = dir.join("ca.pem");
+    let (_server, token) = serve(&hosts, listen, &ca, &["--break-resumption"]);
+
+    // Another serve's CA (same names, same kind of certificate, another key).
+    let other_ca = dir.join("other-ca.pem");
+    let other = Killed(
+        hosts
+            .exec(&hosts.client)
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:7444",
+                "--certs",
+                "ecdsa-p256",
+            ])
+            .args(["--groups", "x25519", "--ca-out"])
+            .arg(&other_ca)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for(&other_ca);
+    drop(other);
+    let wrong = run_against(&hosts, listen, &other_ca, &token, &dir.join("wrong-ca"));
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert_eq!(wrong.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("TLS handshake with `collector serve` at 198.18.9.1:7443 failed")
+            && stderr.contains("--ca")
+            && stderr.contains("invalid peer certificate"),
+        "a reason that names the CA file and the certificate: {stderr}"
+    );
+    let written = std::fs::read_dir(dir.join("wrong-ca"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(written, 0, "no evidence from a refused session");
+
+    let out = run_against(&hosts, listen, &ca, &token, &dir.join("results"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    let e = read_evidence(&dir.join("results"));
+    assert_eq!(
+        e.environment
+            .server_host
+            .as_ref()
+            .map(|h| h.hostname.as_str()),
+        Some(SERVER_NAME)
+    );
+    let resumed: Vec<_> = e.arms.iter().filter(|a| a.mode == Mode::Resumed).collect();
+    assert_eq!(resumed.len(), 4, "TLS 1.3 and 1.2, stateful and ticket");
+    for a in &resumed {
+        let error = a.error.as_deref().unwrap_or_default();
+        assert!(
+            error.contains("server reported a full handshake, expected resumed"),
+            "{}: {error}",
+            a.id
+        );
+        assert_eq!(a.resumed.server, 0, "{}", a.id);
+    }
+    for a in e.arms.iter().filter(|a| a.mode != Mode::Resumed) {
+        assert_eq!(a.error, None, "{}", a.id);
     }
 }

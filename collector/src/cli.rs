@@ -96,6 +96,10 @@ pub struct ServeArgs {
     /// minutes measures no handshake).
     #[arg(long, value_name = "MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=MAX_IO_TIMEOUT_MS))]
     pub io_timeout_ms: u64,
+    /// Testing aid: the servers keep no session state and issue no tickets, so this end
+    /// never resumes and a client's resumed arms must come out as errors (exit 3).
+    #[arg(long)]
+    pub break_resumption: bool,
 }
 
 #[derive(Debug, Args)]
@@ -280,6 +284,12 @@ pub struct RunArgs {
     /// out as an error. Shows that the early-data check works.
     #[arg(long, conflicts_with = "break_resumption")]
     pub refuse_early_data: bool,
+
+    /// Testing aid (hidden): the capacity arms' servers close every Nth connection they
+    /// accept, unserved, so the failures must be counted (N = 1: every connection fails and
+    /// each capacity arm must come out as an error).
+    #[arg(long, value_name = "N", hide = true, value_parser = clap::value_parser!(u32).range(1..))]
+    pub inject_capacity_drops: Option<u32>,
 
     #[command(flatten)]
     pub peers: crate::peers::PeerArgs,

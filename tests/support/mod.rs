@@ -48,6 +48,8 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+pub mod controls_site;
+pub mod page;
 pub mod site;
 pub mod webdriver;
 

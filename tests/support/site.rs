@@ -105,3 +105,55 @@ pub fn gzipped_size(file: &Path) -> u64 {
         .expect("gzip runs");
     out.stdout.len() as u64
 }
+
+/// A copy of the built `site` (its page, JS and wasm, not its results) at `out`, with
+/// `files` (name, contents) as its `results/`: for sites that must fail in one way.
+pub fn site_variant(site: &Path, out: &Path, files: &[(&str, &str)]) {
+    let results = out.join("results");
+    let _ = std::fs::remove_dir_all(out);
+    std::fs::create_dir_all(&results).unwrap();
+    for entry in std::fs::read_dir(site).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, out.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    for (name, text) in files {
+        std::fs::write(results.join(name), text).unwrap();
+    }
+}
+
+/// A latency as the page writes it ("412 µs", "1.23 ms", "2.00 s"), in µs: parsed
+/// here with literal units, so the viewer's formatting is what is under test.
+pub fn parse_us(text: &str) -> f64 {
+    let (num, unit) = text
+        .trim()
+        .rsplit_once(' ')
+        .unwrap_or_else(|| panic!("no unit in {text:?}"));
+    let scale = match unit {
+        "µs" => 1.0,
+        "ms" => 1e3,
+        "s" => 1e6,
+        _ => panic!("unknown unit in {text:?}"),
+    };
+    num.parse::<f64>()
+        .unwrap_or_else(|_| panic!("not a number in {text:?}"))
+        * scale
+}
+
+/// `text` shows `us` to three significant digits (at most 0.5% off).
+pub fn assert_shows_us(text: &str, us: f64, what: &str) {
+    let shown = parse_us(text);
+    let digits = text.split(' ').next().unwrap().replace('.', "");
+    if us >= 1.0 {
+        assert_eq!(
+            digits.trim_start_matches('0').len(),
+            3,
+            "{what}: {text:?} is not three significant digits"
+        );
+    }
+    assert!(
+        (shown - us).abs() <= us.abs() * 0.005,
+        "{what}: {text:?} does not show {us} µs"
+    );
+}

@@ -32,6 +32,9 @@ pub enum Fault {
     NoSessionStore,
     /// Servers refuse early data: a 0-RTT arm's request waits for the handshake.
     NoEarlyData,
+    /// TLS servers close every Nth connection they accept (counted across their workers)
+    /// at once, unserved: a failure on both ends, so failure accounting can be tested.
+    DropEvery(u32),
 }
 
 /// One arm, as a value.

@@ -40,13 +40,17 @@ impl Remote {
         stream.set_write_timeout(Some(timeout * 2))?;
         let tls = secure::client(secure::client_config(roots)?, stream)?;
         let mut reader = BufReader::new(tls);
+        // The TLS handshake runs here, on the first write.
         wire::send(
             reader.get_mut(),
             &Request::Hello {
                 protocol_version: PROTOCOL_VERSION,
                 token: token.to_string(),
             },
-        )?;
+        )
+        .with_context(|| {
+            format!("the TLS handshake with `collector serve` at {target} failed (--ca must be the file that serve wrote with --ca-out)")
+        })?;
         let reply: HelloReply = wire::receive(&mut reader)
             .with_context(|| {
                 format!("{target} did not answer as `collector serve` {PROTOCOL_VERSION} would (an older collector?)")

@@ -38,7 +38,12 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             args.listen
         )
     })?;
-    let specs = arms::default_set(&args.set.certs, &args.set.groups, args.request);
+    let mut specs = arms::default_set(&args.set.certs, &args.set.groups, args.request);
+    if args.break_resumption {
+        specs
+            .iter_mut()
+            .for_each(|s| s.fault = arms::Fault::NoSessionStore);
+    }
     // The control channel's TLS uses the first cert kind's leaf (made even if no arm
     // uses it), so its CA is in the bundle the client trusts.
     let control_kind = args

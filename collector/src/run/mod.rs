@@ -168,7 +168,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     if !args.concurrency.is_empty() && !stop.load(Ordering::SeqCst) {
         let spec = capacity::base_spec(&certs, &groups);
         let spec = ArmSpec {
-            fault: specs.first().map_or(Fault::None, |s| s.fault),
+            fault: match args.inject_capacity_drops {
+                Some(n) => Fault::DropEvery(n),
+                None => specs.first().map_or(Fault::None, |s| s.fault),
+            },
             ..spec
         };
         let cert_store = CertStore::generate(spec.cert)?;

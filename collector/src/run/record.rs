@@ -85,6 +85,12 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         }
         .into(),
     );
+    if let Some(n) = args.inject_capacity_drops {
+        put(
+            "capacity_fault",
+            format!("the capacity servers close 1 in {n} connections unserved (--inject-capacity-drops {n})"),
+        );
+    }
     put("matrix", args.matrix.to_string());
     // Cells of protocol × cert × group that have no arm, and why.
     let tls13_only: Vec<&str> = groups

@@ -53,10 +53,10 @@ pub(crate) fn server_config(arm: &ArmSpec, certs: &CertStore) -> Result<ServerCo
         .with_single_cert(vec![set.leaf.clone()], set.leaf_key())?;
     match arm.fault {
         Fault::NoSessionStore => cfg.session_storage = Arc::new(NoServerSessionStorage {}),
-        Fault::None if arm.resumption == Some(Resumption::Ticket) => {
+        Fault::None | Fault::DropEvery(_) if arm.resumption == Some(Resumption::Ticket) => {
             cfg.ticketer = aws_lc_rs::Ticketer::new()?;
         }
-        Fault::None | Fault::NoEarlyData => {}
+        Fault::None | Fault::NoEarlyData | Fault::DropEvery(_) => {}
     }
     if arm.early_data && arm.fault != Fault::NoEarlyData {
         // rustls accepts 0-RTT only with stateful resumption and a non-zero limit; the

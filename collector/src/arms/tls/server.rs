@@ -3,7 +3,9 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use rustls::{ServerConfig, ServerConnection};
@@ -12,7 +14,9 @@ use super::drive::{self, End};
 use super::{facts, server_config};
 use crate::arms::server::{drain, Handler, Server};
 use crate::arms::trace::Trace;
-use crate::arms::{ArmSpec, Handshake, PhaseRecording, SessionOptions, END, REQUEST, RESPONSE};
+use crate::arms::{
+    ArmSpec, Fault, Handshake, PhaseRecording, SessionOptions, END, REQUEST, RESPONSE,
+};
 use crate::certs::CertStore;
 
 #[derive(Clone)]
@@ -21,6 +25,8 @@ struct TlsHandler {
     request: bool,
     /// Record phase timestamps on every connection.
     phases: bool,
+    /// [`Fault::DropEvery`]: N, and the connections accepted so far (shared by the workers).
+    drop_every: Option<(u64, Arc<AtomicU64>)>,
 }
 
 impl Handler for TlsHandler {
@@ -29,6 +35,17 @@ impl Handler for TlsHandler {
         mut tcp: TcpStream,
         report: &mut dyn FnMut(Result<Option<Handshake>, String>),
     ) {
+        if let Some((every, accepted)) = &self.drop_every {
+            let n = accepted.fetch_add(1, Ordering::SeqCst) + 1;
+            if n % every == 0 {
+                // Closed with RST before the ClientHello is read.
+                let _ = socket2::SockRef::from(&tcp).set_linger(Some(Duration::ZERO));
+                drop(tcp);
+                return report(Err(format!(
+                    "connection {n} closed unserved on purpose (fault injection: 1 in {every})"
+                )));
+            }
+        }
         let mut trace = Trace::new(self.phases && !self.request);
         trace.mark("accepted");
         let mut conn = match ServerConnection::new(self.config.clone()) {
@@ -112,6 +129,10 @@ pub fn start_server(
         config: Arc::new(server_config(arm, certs)?),
         request: opts.request || arm.early_data,
         phases: arm.phases == PhaseRecording::On,
+        drop_every: match arm.fault {
+            Fault::DropEvery(n) => Some((n.max(1).into(), Arc::new(AtomicU64::new(0)))),
+            _ => None,
+        },
     };
     Server::spawn_at(&arm.id(), opts.placement, opts.io_timeout, workers, handler)
 }

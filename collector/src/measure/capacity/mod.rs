@@ -172,3 +172,6 @@ pub fn run(
     };
     Ok((run, capacity))
 }
+
+#[cfg(test)]
+mod run_tests;
