@@ -164,6 +164,12 @@ pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
             if let Some(rtt) = resumed.rtt_ms {
                 group.push_str(&format!(" · RTT {rtt} ms"));
             }
+            // Under load, or timed to the first response byte, it is another series.
+            if let Some(cap) = &resumed.capacity {
+                group.push_str(&format!(" · {} clients", cap.clients));
+            } else if resumed.ttfb && resumed.rtt_ms.is_none() {
+                group.push_str(" · TTFB");
+            }
             let blame = |arm: &Arm, why: NoResult| match why {
                 NoResult::Error(m) => NoResult::Error(format!("{}: {m}", arm.id)),
                 NoResult::Note(m) => NoResult::Note(format!("{}: {m}", arm.id)),
@@ -476,6 +482,51 @@ mod tests {
         // Files written before `zero_rtt_speedup` existed filed it as a resume speedup.
         ev.comparisons[1].kind = ComparisonKind::ResumeSpeedup;
         assert_eq!(labels(&ev), want);
+    }
+
+    #[test]
+    fn capacity_and_ttfb_speedups_are_rows_of_their_own() {
+        let mut ev = sample();
+        let mut loaded = Vec::new();
+        for (id, clients) in [("cap-full-c4", 4), ("cap-resumed-c4", 4)] {
+            let mut a = ev.arms[if id.contains("full") { 1 } else { 2 }].clone();
+            a.id = id.into();
+            a.capacity = serde_json::from_str(&format!(
+                r#"{{"clients": {clients}, "server_workers": 1, "per_second": [10.0],
+                    "rate_median_per_s": 10.0, "rate_iqr_per_s": [9.0, 11.0]}}"#
+            ))
+            .ok();
+            loaded.push(a);
+        }
+        let mut ttfb = ev.arms[2].clone();
+        ttfb.id = "tls13-resumed-ticket-ecdsa-p256-x25519-ttfb".into();
+        ttfb.ttfb = true;
+        let mut c = ev.comparisons[0].clone();
+        (c.baseline, c.candidate, c.p50_ratio) =
+            ("cap-full-c4".into(), "cap-resumed-c4".into(), 5.09);
+        let mut t = ev.comparisons[0].clone();
+        (t.candidate, t.p50_ratio) = (ttfb.id.clone(), 1.5);
+        ev.arms.extend(loaded);
+        ev.arms.push(ttfb);
+        ev.comparisons.extend([c, t]);
+        let rows: Vec<(String, f64)> = resume_speedups(&ev, &ArmFilter::default())
+            .into_iter()
+            .map(|b| (b.group, b.ratio))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("rustls · ecdsa-p256 · x25519 · ticket".to_string(), 2.0),
+                (
+                    "rustls · ecdsa-p256 · x25519 · ticket · 4 clients".to_string(),
+                    5.09
+                ),
+                (
+                    "rustls · ecdsa-p256 · x25519 · ticket · TTFB".to_string(),
+                    1.5
+                ),
+            ]
+        );
     }
 
     #[test]
