@@ -6,7 +6,9 @@
 //! arm the tool caught misbehaving (an error, a known pitfall, failed connections) gets
 //! a sentence of its own, always.
 
-use shared::{Arm, Comparison, ComparisonKind, Evidence, KxGroup, Mode, Protocol, RateBasis};
+use shared::{
+    Arm, Comparison, ComparisonKind, Evidence, KxGroup, Mode, Protocol, RateBasis, Stack,
+};
 
 use super::format::{fmt_ci_ratio, fmt_ci_us, fmt_ratio, fmt_us, short};
 use super::stacks::stack_pair;
@@ -38,6 +40,10 @@ impl Topic {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
     pub topic: Topic,
+    /// About rustls on both ends with a classical group (the lab's own subject), the
+    /// hybrid's price, 0-RTT or a pitfall: shown first. The rest (peer stacks, the
+    /// hybrid's own details) is shown on demand.
+    pub headline: bool,
     pub text: String,
 }
 
@@ -60,6 +66,51 @@ fn what(a: &Arm) -> String {
         s.push_str(part.unwrap_or("–"));
     }
     s
+}
+
+/// Rustls on both ends with a classical group.
+fn headline(a: &Arm) -> bool {
+    a.client_stack == Stack::Rustls
+        && a.server_stack == Stack::Rustls
+        && a.kx_group != Some(KxGroup::X25519Mlkem768)
+}
+
+/// One sentence's clauses: (group key, headline, clause).
+type Clauses = Vec<(String, bool, String)>;
+
+/// `(key, index)` pairs sorted by key, then index: the one sort of this module (each
+/// sort instantiation costs the wasm kilobytes), so lookups are binary searches and
+/// grouping is linear after it, however many arms a file has.
+fn keyed<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
+    let mut v: Vec<(&str, usize)> = keys.zip(0..).collect();
+    v.sort_unstable();
+    v
+}
+
+/// The index of `key` in a [`keyed`] vector (its first entry).
+fn lookup(sorted: &[(&str, usize)], key: &str) -> Option<usize> {
+    let i = sorted.partition_point(|e| e.0 < key);
+    sorted.get(i).filter(|e| e.0 == key).map(|e| e.1)
+}
+
+/// Clauses gathered under their key, groups in the order first seen.
+fn grouped(items: Clauses) -> Vec<(String, bool, Vec<String>)> {
+    let sorted = keyed(items.iter().map(|i| i.0.as_str()));
+    // Each group's members, kept at its first member's index.
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    let mut lead = 0;
+    for (n, e) in sorted.iter().enumerate() {
+        if n == 0 || sorted[n - 1].0 != e.0 {
+            lead = e.1;
+        }
+        members[lead].push(e.1);
+    }
+    let mut out = Vec::new();
+    for (i, m) in members.iter().enumerate().filter(|m| !m.1.is_empty()) {
+        let clauses = m.iter().map(|&j| items[j].2.clone()).collect();
+        out.push((items[i].0.clone(), items[i].1, clauses));
+    }
+    out
 }
 
 /// ` [a – b]`, or ` (no CI)`.
@@ -90,37 +141,31 @@ fn p50(a: &Arm) -> f64 {
     a.latency_us.map_or(f64::NAN, |l| l.p50)
 }
 
-/// Comparisons of one kind, sorted by candidate id, so a lookup is a binary search
-/// rather than a scan per arm.
-fn by_candidate(ev: &Evidence, kind: ComparisonKind) -> Vec<&Comparison> {
-    let mut v: Vec<&Comparison> = ev.comparisons.iter().filter(|c| c.kind == kind).collect();
-    v.sort_by(|a, b| a.candidate.cmp(&b.candidate));
-    v
+/// Comparisons of one kind, by candidate id.
+struct ByCandidate<'a> {
+    of: Vec<&'a Comparison>,
+    sorted: Vec<(&'a str, usize)>,
 }
 
-fn find<'a>(sorted: &[&'a Comparison], candidate: &str) -> Option<&'a Comparison> {
-    let i = sorted
-        .binary_search_by(|c| c.candidate.as_str().cmp(candidate))
-        .ok()?;
-    Some(sorted[i])
+fn by_candidate(ev: &Evidence, kind: ComparisonKind) -> ByCandidate<'_> {
+    let of: Vec<&Comparison> = ev.comparisons.iter().filter(|c| c.kind == kind).collect();
+    let sorted = keyed(of.iter().map(|c| c.candidate.as_str()));
+    ByCandidate { of, sorted }
 }
 
-/// The arms of `ev` sorted by id, for the same reason.
-fn arm_index(ev: &Evidence) -> Vec<&Arm> {
-    let mut v: Vec<&Arm> = ev.arms.iter().collect();
-    v.sort_by(|a, b| a.id.cmp(&b.id));
-    v
+fn find<'a>(by: &ByCandidate<'a>, candidate: &str) -> Option<&'a Comparison> {
+    lookup(&by.sorted, candidate).map(|i| by.of[i])
 }
 
-fn arm<'a>(sorted: &[&'a Arm], id: &str) -> Option<&'a Arm> {
-    let i = sorted.binary_search_by(|a| a.id.as_str().cmp(id)).ok()?;
-    Some(sorted[i])
+/// An arm by id.
+fn arm<'a>(ev: &'a Evidence, sorted: &[(&str, usize)], id: &str) -> Option<&'a Arm> {
+    lookup(sorted, id).map(|i| &ev.arms[i])
 }
 
 /// Every finding the evidence supports, in reading order.
 pub fn findings(ev: &Evidence) -> Vec<Finding> {
     let mut out = Vec::new();
-    let arms = arm_index(ev);
+    let arms = keyed(ev.arms.iter().map(|a| a.id.as_str()));
     full_cost(ev, &mut out);
     resumption(ev, &arms, &mut out);
     post_quantum(ev, &mut out);
@@ -130,37 +175,55 @@ pub fn findings(ev: &Evidence) -> Vec<Finding> {
     out
 }
 
-fn push(out: &mut Vec<Finding>, topic: Topic, text: String) {
-    out.push(Finding { topic, text });
+fn push(out: &mut Vec<Finding>, topic: Topic, headline: bool, text: String) {
+    out.push(Finding {
+        topic,
+        headline,
+        text,
+    });
 }
 
-/// Full handshakes (not the PQ hybrid: that has its own sentence), each with its
-/// multiple of a TCP connect where the evidence has that ratio.
+/// Full handshakes per stack and group (not the PQ hybrid: that has its own sentence),
+/// each with its multiple of a TCP connect where the evidence has that ratio.
 fn full_cost(ev: &Evidence, out: &mut Vec<Finding>) {
     let over_tcp = by_candidate(ev, ComparisonKind::TlsOverTcp);
+    let mut items = Clauses::new();
     for a in ev.arms.iter().filter(|a| {
         a.mode == Mode::Full && !a.ttfb && sound(a) && a.kx_group != Some(KxGroup::X25519Mlkem768)
     }) {
-        let mut s = format!(
-            "A full {} handshake ({}) takes {}{} at the median",
+        let mut c = format!(
+            "{} with {} {}{}",
             proto(a.protocol),
-            what(a),
+            a.cert.map_or("–", |c| c.as_str()),
             fmt_us(p50(a)),
             ci_us(a.p50_ci95_us)
         );
-        if let Some(c) = find(&over_tcp, &a.id) {
-            s.push_str(&format!(", {} a TCP connect", ratio(c)));
+        if let Some(r) = find(&over_tcp, &a.id) {
+            c.push_str(&format!(", {} a TCP connect", ratio(r)));
         }
-        s.push('.');
-        push(out, Topic::FullCost, s);
+        let key = format!(
+            "{} · {}",
+            stack_pair(a),
+            a.kx_group.map_or("–", |g| g.as_str())
+        );
+        items.push((key, headline(a), c));
+    }
+    for (key, h, clauses) in grouped(items) {
+        let text = format!(
+            "A full handshake ({key}) takes at the median: {}.",
+            clauses.join("; ")
+        );
+        push(out, Topic::FullCost, h, text);
     }
 }
 
-/// What resumption saves: each sound resume speedup, per stack, protocol and kind; and
-/// the rate ratios of rate-only tools (connections per real second).
-fn resumption(ev: &Evidence, arms: &[&Arm], out: &mut Vec<Finding>) {
+/// What resumption saves: each sound resume speedup, per stack, cert and group, by
+/// version and kind; and the rate ratios of rate-only tools (per real second), per stack.
+fn resumption(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
+    let (mut latency, mut rate) = (Clauses::new(), Clauses::new());
     for c in &ev.comparisons {
-        let (Some(full), Some(res)) = (arm(arms, &c.baseline), arm(arms, &c.candidate)) else {
+        let (Some(full), Some(res)) = (arm(ev, arms, &c.baseline), arm(ev, arms, &c.candidate))
+        else {
             continue;
         };
         if res.known_pitfall.is_some() || full.error.is_some() || res.error.is_some() {
@@ -168,31 +231,45 @@ fn resumption(ev: &Evidence, arms: &[&Arm], out: &mut Vec<Finding>) {
         }
         let kind = res.resumption.map_or("–", |r| r.as_str());
         match c.kind {
-            ComparisonKind::ResumeSpeedup if sound(full) && sound(res) => push(
-                out,
-                Topic::Resumption,
+            ComparisonKind::ResumeSpeedup if sound(full) && sound(res) => latency.push((
+                what(res),
+                headline(res),
                 format!(
-                    "Resuming {} by {kind} ({}) is {} faster than a full handshake: {} against {}.",
+                    "{} by {kind} {} ({} against {})",
                     proto(res.protocol),
-                    what(res),
                     ratio(c),
                     fmt_us(p50(res)),
                     fmt_us(p50(full)),
                 ),
-            ),
-            ComparisonKind::ResumeRateSpeedup if c.basis == Some(RateBasis::PerRealS) => push(
-                out,
-                Topic::Resumption,
-                format!(
-                    "{} resuming {} sessions makes {} as many connections per real second as without ({}).",
+            )),
+            ComparisonKind::ResumeRateSpeedup if c.basis == Some(RateBasis::PerRealS) => {
+                rate.push((
                     stack_pair(res),
-                    proto(res.protocol),
-                    ratio(c),
-                    res.id
-                ),
-            ),
+                    false,
+                    format!(
+                        "{} ({} {})",
+                        ratio(c),
+                        proto(res.protocol),
+                        res.cert.map_or("–", |c| c.as_str())
+                    ),
+                ))
+            }
             _ => {}
         }
+    }
+    for (key, h, clauses) in grouped(latency) {
+        let text = format!(
+            "Resuming ({key}) is faster than a full handshake: {}.",
+            clauses.join("; ")
+        );
+        push(out, Topic::Resumption, h, text);
+    }
+    for (key, h, clauses) in grouped(rate) {
+        let text = format!(
+            "{key}: resuming makes {} as many connections per real second as connecting anew.",
+            clauses.join(", ")
+        );
+        push(out, Topic::Resumption, h, text);
     }
 }
 
@@ -219,6 +296,7 @@ fn post_quantum(ev: &Evidence, out: &mut Vec<Finding>) {
         push(
             out,
             Topic::PostQuantum,
+            true,
             format!(
                 "The post-quantum hybrid X25519MLKEM768 makes a full {} handshake ({}) {:.0}% {}: {}{} against {}{} with X25519.",
                 proto(pq.protocol),
@@ -255,17 +333,21 @@ fn phases(ev: &Evidence, out: &mut Vec<Finding>) {
             fmt_us(d.predicted_us),
             d.prediction_ratio,
         );
-        if let Some(miss) = &d.miss {
-            s.push_str(&format!(" Model miss: {}.", short(miss)));
+        if d.miss.is_some() {
+            s.push_str(&format!(
+                " The model misses by {:.0}%: part of the time is not explained.",
+                ((d.prediction_ratio - 1.0) * 100.0).abs()
+            ));
         }
-        push(out, Topic::Phases, s);
+        push(out, Topic::Phases, headline(a), s);
     }
 }
 
 /// How much sooner 0-RTT answers, with how many connections really sent early data.
-fn zero_rtt(ev: &Evidence, arms: &[&Arm], out: &mut Vec<Finding>) {
-    for c in by_candidate(ev, ComparisonKind::ZeroRttSpeedup) {
-        let (Some(full), Some(z)) = (arm(arms, &c.baseline), arm(arms, &c.candidate)) else {
+fn zero_rtt(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
+    for c in by_candidate(ev, ComparisonKind::ZeroRttSpeedup).of {
+        let (Some(full), Some(z)) = (arm(ev, arms, &c.baseline), arm(ev, arms, &c.candidate))
+        else {
             continue;
         };
         let (Some(ed), true) = (z.early_data, full.error.is_none() && z.error.is_none()) else {
@@ -277,6 +359,7 @@ fn zero_rtt(ev: &Evidence, arms: &[&Arm], out: &mut Vec<Finding>) {
         push(
             out,
             Topic::ZeroRtt,
+            true,
             format!(
                 "0-RTT ({}) answers {} sooner than a full handshake {at}: first byte after {} against {}; the server accepted early data on {} of {} connections.",
                 what(z),
@@ -313,12 +396,13 @@ fn pitfalls(ev: &Evidence, out: &mut Vec<Finding>) {
                 s.push_str(&format!(": {resumed} of {of} connections resumed"));
             }
             s.push('.');
-            push(out, Topic::Pitfall, s);
+            push(out, Topic::Pitfall, true, s);
         } else if a.failed > 0 {
             let first = a.first_failure.as_deref().map(short).unwrap_or_default();
             push(
                 out,
                 Topic::Pitfall,
+                true,
                 format!(
                     "{}: {} of {} timed connections failed (first: {first}).",
                     a.id, a.failed, a.attempted

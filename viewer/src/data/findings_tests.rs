@@ -33,7 +33,7 @@ fn a_full_handshake_states_its_median_interval_and_multiple_of_tcp() {
     let mut ev = base();
     assert_eq!(
         texts(&ev, Topic::FullCost),
-        ["A full TLS 1.3 handshake (rustls · ecdsa-p256 · x25519) takes 400 µs [390 µs – 450 µs] at the median."],
+        ["A full handshake (rustls · x25519) takes at the median: TLS 1.3 with ecdsa-p256 400 µs [390 µs – 450 µs]."],
         "without a TLS-over-TCP comparison there is no multiple"
     );
     ev.comparisons.push(over_tcp(
@@ -43,13 +43,13 @@ fn a_full_handshake_states_its_median_interval_and_multiple_of_tcp() {
     ));
     assert_eq!(
         texts(&ev, Topic::FullCost),
-        ["A full TLS 1.3 handshake (rustls · ecdsa-p256 · x25519) takes 400 µs [390 µs – 450 µs] at the median, 19.05× [18.00× – 20.00×] a TCP connect."]
+        ["A full handshake (rustls · x25519) takes at the median: TLS 1.3 with ecdsa-p256 400 µs [390 µs – 450 µs], 19.05× [18.00× – 20.00×] a TCP connect."]
     );
     ev.comparisons[1].ci95 = None;
     ev.arms[1].p50_ci95_us = None;
     assert_eq!(
         texts(&ev, Topic::FullCost),
-        ["A full TLS 1.3 handshake (rustls · ecdsa-p256 · x25519) takes 400 µs (no CI) at the median, 19.05× (no CI) a TCP connect."],
+        ["A full handshake (rustls · x25519) takes at the median: TLS 1.3 with ecdsa-p256 400 µs (no CI), 19.05× (no CI) a TCP connect."],
         "a missing interval is said, never invented"
     );
 }
@@ -58,7 +58,7 @@ fn a_full_handshake_states_its_median_interval_and_multiple_of_tcp() {
 fn resumption_names_version_kind_stack_and_both_medians() {
     assert_eq!(
         texts(&base(), Topic::Resumption),
-        ["Resuming TLS 1.3 by ticket (rustls · ecdsa-p256 · x25519) is 2.00× [1.50× – 2.50×] faster than a full handshake: 200 µs against 400 µs."]
+        ["Resuming (rustls · ecdsa-p256 · x25519) is faster than a full handshake: TLS 1.3 by ticket 2.00× [1.50× – 2.50×] (200 µs against 400 µs)."]
     );
 }
 
@@ -81,10 +81,10 @@ fn an_arm_that_did_not_resume_gives_no_speedup_and_is_always_reported() {
 fn peers_get_their_own_stack_and_the_known_pitfall_its_count() {
     let ev = with_peers();
     let full = texts(&ev, Topic::FullCost);
-    assert!(full.contains(&"A full TLS 1.3 handshake (python-ssl · ecdsa-p256 · x25519) takes 900 µs [900 µs – 950 µs] at the median.".to_string()), "{full:#?}");
-    assert!(full.contains(&"A full TLS 1.3 handshake (rustls → openssl-s_server · ecdsa-p256 · x25519) takes 700 µs [700 µs – 720 µs] at the median.".to_string()), "{full:#?}");
+    assert!(full.contains(&"A full handshake (python-ssl · x25519) takes at the median: TLS 1.3 with ecdsa-p256 900 µs [900 µs – 950 µs].".to_string()), "{full:#?}");
+    assert!(full.contains(&"A full handshake (rustls → openssl-s_server · x25519) takes at the median: TLS 1.3 with ecdsa-p256 700 µs [700 µs – 720 µs].".to_string()), "{full:#?}");
     let res = texts(&ev, Topic::Resumption);
-    assert!(res.contains(&"openssl-s_time → openssl-s_server resuming TLS 1.2 sessions makes 4.00× [3.60× – 4.40×] as many connections per real second as without (s_time-tls12-reuse-vs-s_server).".to_string()), "{res:#?}");
+    assert!(res.contains(&"openssl-s_time → openssl-s_server: resuming makes 4.00× [3.60× – 4.40×] (TLS 1.2 ecdsa-p256) as many connections per real second as connecting anew.".to_string()), "{res:#?}");
     assert!(
         !res.iter().any(|s| s.contains("6.00×")),
         "the per-user-CPU ratio is the chart's, not a sentence: {res:#?}"
@@ -210,9 +210,11 @@ fn where_the_time_goes_comes_from_the_decomposition() {
     );
     let mut missed = d;
     missed.miss = Some("the model predicts 500 µs, 25% above".into());
+    (missed.predicted_us, missed.prediction_ratio) = (500.0, 1.25);
     ev.arms[1].phases = Some(phases(missed));
-    assert!(texts(&ev, Topic::Phases)[0]
-        .ends_with(" Model miss: the model predicts 500 µs, 25% above."));
+    assert!(texts(&ev, Topic::Phases)[0].ends_with(
+        "the model predicts 500 µs (1.25 of the measured). The model misses by 25%: part of the time is not explained."
+    ));
 }
 
 #[test]
@@ -259,4 +261,43 @@ fn each_topic_names_an_existing_chart() {
     ] {
         assert_eq!(topic.chart(), id);
     }
+}
+
+#[test]
+fn one_sentence_per_stack_and_group_and_peers_are_not_headlines() {
+    let mut ev = crate::data::testdata::with_tls12();
+    let mut rsa = sample::arm(
+        "tls13-full-rsa2048-x25519",
+        Protocol::Tls13,
+        Mode::Full,
+        None,
+        vec![900.0, 1000.0, 1100.0, 1200.0],
+    );
+    rsa.cert = Some(shared::CertKind::Rsa2048);
+    ev.arms.push(rsa);
+    assert_eq!(
+        texts(&ev, Topic::FullCost),
+        ["A full handshake (rustls · x25519) takes at the median: TLS 1.3 with ecdsa-p256 400 µs [390 µs – 450 µs]; TLS 1.2 with ecdsa-p256 510 µs [500 µs – 600 µs]; TLS 1.3 with rsa2048 1.00 ms [900 µs – 1.20 ms]."]
+    );
+    assert_eq!(
+        texts(&ev, Topic::Resumption),
+        ["Resuming (rustls · ecdsa-p256 · x25519) is faster than a full handshake: TLS 1.3 by ticket 2.00× [1.50× – 2.50×] (200 µs against 400 µs); TLS 1.2 by ticket 1.70× [1.60× – 1.80×] (300 µs against 510 µs)."]
+    );
+    assert!(findings(&ev).iter().all(|f| f.headline));
+    let peers = findings(&with_peers());
+    let not_headline: Vec<&str> = peers
+        .iter()
+        .filter(|f| !f.headline)
+        .map(|f| f.text.as_str())
+        .collect();
+    assert_eq!(not_headline.len(), 3, "{not_headline:#?}");
+    assert!(not_headline
+        .iter()
+        .all(|t| t.contains("python-ssl") || t.contains("openssl-s_")));
+    assert!(
+        peers
+            .iter()
+            .any(|f| f.headline && f.topic == Topic::Pitfall),
+        "a pitfall is always a headline"
+    );
 }
