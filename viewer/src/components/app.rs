@@ -9,6 +9,7 @@ use yew::prelude::*;
 use super::canvas::{Chart, ChartSpec};
 use super::cdf::CdfSection;
 use super::controls::Controls;
+use super::findings::Findings;
 use super::loader::{initial_load, Fetched, Loader};
 use super::runs::{Failures, RunColumn, RunList};
 use super::table::ArmTable;
@@ -165,6 +166,9 @@ pub fn App() -> Html {
                 <Loader {on_loaded} />
             </header>
             <Failures failures={set.failures.clone()} {on_dismiss} />
+            if let Some(run) = set.visible().max_by(|a, b| a.evidence.run.started_at.cmp(&b.evidence.run.started_at)) {
+                <Findings run={run.clone()} />
+            }
             <section id="runs-section">
                 <h2>{"Runs"}</h2>
                 <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} ready={runs.ready} />

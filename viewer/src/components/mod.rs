@@ -4,6 +4,7 @@ mod app;
 mod canvas;
 mod cdf;
 mod controls;
+mod findings;
 mod loader;
 pub mod panic;
 mod runs;

@@ -4,6 +4,7 @@ pub mod card;
 pub mod csv;
 pub mod derive;
 pub mod filter;
+pub mod findings;
 pub mod format;
 pub mod index;
 pub mod load;

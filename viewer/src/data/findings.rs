@@ -1,0 +1,417 @@
+//! The answer first: a run's findings as plain sentences, each with its numbers and
+//! intervals taken from the evidence, and the chart behind it.
+//!
+//! A sentence is written only when the evidence supports it: an arm with an error, a
+//! skip or no latencies gives no number; a missing comparison drops its clause. Every
+//! arm the tool caught misbehaving (an error, a known pitfall, failed connections) gets
+//! a sentence of its own, always.
+
+use shared::{
+    Arm, Comparison, ComparisonKind, Evidence, KxGroup, Mode, Protocol, RateBasis, Stack,
+};
+
+use super::format::{fmt_ci_ratio, fmt_ci_us, fmt_ratio, fmt_us, short};
+use super::stacks::stack_pair;
+
+/// What a finding is about; it names the chart behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    FullCost,
+    Resumption,
+    PostQuantum,
+    Phases,
+    ZeroRtt,
+    Pitfall,
+}
+
+impl Topic {
+    /// The stem of the chart's element id (`chart-<stem>-<run key>`), or `arm-table`.
+    pub fn chart(self) -> &'static str {
+        match self {
+            Topic::FullCost | Topic::PostQuantum => "percentiles",
+            Topic::Resumption => "speedup",
+            Topic::Phases => "phases",
+            Topic::ZeroRtt => "ttfb",
+            Topic::Pitfall => "arm-table",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub topic: Topic,
+    /// About rustls on both ends with a classical group (the lab's own subject), the
+    /// hybrid's price, 0-RTT or a pitfall: shown first. The rest (peer stacks, the
+    /// hybrid's own details) is shown on demand.
+    pub headline: bool,
+    pub text: String,
+}
+
+/// An arm whose latencies are results: measured on plain loopback, one connection at a
+/// time, sound, with latencies, and not a control arm.
+fn sound(a: &Arm) -> bool {
+    a.error.is_none()
+        && a.skipped.is_none()
+        && a.latency_us.is_some()
+        && a.rtt_ms.is_none()
+        && a.capacity.is_none()
+        && a.control_of.is_none()
+}
+
+/// `rustls · rsa2048 · x25519`: who and with what, as the charts name it.
+fn what(a: &Arm) -> String {
+    let mut s = stack_pair(a);
+    for part in [a.cert.map(|c| c.as_str()), a.kx_group.map(|g| g.as_str())] {
+        s.push_str(" · ");
+        s.push_str(part.unwrap_or("–"));
+    }
+    s
+}
+
+/// Rustls on both ends with a classical group.
+fn headline(a: &Arm) -> bool {
+    a.client_stack == Stack::Rustls
+        && a.server_stack == Stack::Rustls
+        && a.kx_group != Some(KxGroup::X25519Mlkem768)
+}
+
+/// One sentence's clauses: (group key, headline, clause).
+type Clauses = Vec<(String, bool, String)>;
+
+/// `(key, index)` pairs sorted by key, then index: the one sort of this module (each
+/// sort instantiation costs the wasm kilobytes), so lookups are binary searches and
+/// grouping is linear after it, however many arms a file has.
+fn keyed<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
+    let mut v: Vec<(&str, usize)> = keys.zip(0..).collect();
+    v.sort_unstable();
+    v
+}
+
+/// The index of `key` in a [`keyed`] vector (its first entry).
+fn lookup(sorted: &[(&str, usize)], key: &str) -> Option<usize> {
+    let i = sorted.partition_point(|e| e.0 < key);
+    sorted.get(i).filter(|e| e.0 == key).map(|e| e.1)
+}
+
+/// Clauses gathered under their key, groups in the order first seen.
+fn grouped(items: Clauses) -> Vec<(String, bool, Vec<String>)> {
+    let sorted = keyed(items.iter().map(|i| i.0.as_str()));
+    // Each group's members, kept at its first member's index.
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    let mut lead = 0;
+    for (n, e) in sorted.iter().enumerate() {
+        if n == 0 || sorted[n - 1].0 != e.0 {
+            lead = e.1;
+        }
+        members[lead].push(e.1);
+    }
+    let mut out = Vec::new();
+    for (i, m) in members.iter().enumerate().filter(|m| !m.1.is_empty()) {
+        let clauses = m.iter().map(|&j| items[j].2.clone()).collect();
+        out.push((items[i].0.clone(), items[i].1, clauses));
+    }
+    out
+}
+
+/// ` [a – b]`, or ` (no CI)`.
+fn ci_us(ci: Option<[f64; 2]>) -> String {
+    match ci {
+        Some(_) => format!(" {}", fmt_ci_us(ci)),
+        None => " (no CI)".into(),
+    }
+}
+
+fn ratio(c: &Comparison) -> String {
+    match c.ci95 {
+        Some(ci) => format!("{} {}", fmt_ratio(c.p50_ratio), fmt_ci_ratio(ci)),
+        None => format!("{} (no CI)", fmt_ratio(c.p50_ratio)),
+    }
+}
+
+/// `TLS 1.3`, as people write it.
+fn proto(p: Protocol) -> &'static str {
+    match p {
+        Protocol::Tls13 => "TLS 1.3",
+        Protocol::Tls12 => "TLS 1.2",
+        Protocol::Tcp => "TCP",
+    }
+}
+
+fn p50(a: &Arm) -> f64 {
+    a.latency_us.map_or(f64::NAN, |l| l.p50)
+}
+
+/// Comparisons of one kind, by candidate id.
+struct ByCandidate<'a> {
+    of: Vec<&'a Comparison>,
+    sorted: Vec<(&'a str, usize)>,
+}
+
+fn by_candidate(ev: &Evidence, kind: ComparisonKind) -> ByCandidate<'_> {
+    let of: Vec<&Comparison> = ev.comparisons.iter().filter(|c| c.kind == kind).collect();
+    let sorted = keyed(of.iter().map(|c| c.candidate.as_str()));
+    ByCandidate { of, sorted }
+}
+
+fn find<'a>(by: &ByCandidate<'a>, candidate: &str) -> Option<&'a Comparison> {
+    lookup(&by.sorted, candidate).map(|i| by.of[i])
+}
+
+/// An arm by id.
+fn arm<'a>(ev: &'a Evidence, sorted: &[(&str, usize)], id: &str) -> Option<&'a Arm> {
+    lookup(sorted, id).map(|i| &ev.arms[i])
+}
+
+/// Every finding the evidence supports, in reading order.
+pub fn findings(ev: &Evidence) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let arms = keyed(ev.arms.iter().map(|a| a.id.as_str()));
+    full_cost(ev, &mut out);
+    resumption(ev, &arms, &mut out);
+    post_quantum(ev, &mut out);
+    phases(ev, &mut out);
+    zero_rtt(ev, &arms, &mut out);
+    pitfalls(ev, &mut out);
+    out
+}
+
+fn push(out: &mut Vec<Finding>, topic: Topic, headline: bool, text: String) {
+    out.push(Finding {
+        topic,
+        headline,
+        text,
+    });
+}
+
+/// Full handshakes per stack and group (not the PQ hybrid: that has its own sentence),
+/// each with its multiple of a TCP connect where the evidence has that ratio.
+fn full_cost(ev: &Evidence, out: &mut Vec<Finding>) {
+    let over_tcp = by_candidate(ev, ComparisonKind::TlsOverTcp);
+    let mut items = Clauses::new();
+    for a in ev.arms.iter().filter(|a| {
+        a.mode == Mode::Full && !a.ttfb && sound(a) && a.kx_group != Some(KxGroup::X25519Mlkem768)
+    }) {
+        let mut c = format!(
+            "{} with {} {}{}",
+            proto(a.protocol),
+            a.cert.map_or("–", |c| c.as_str()),
+            fmt_us(p50(a)),
+            ci_us(a.p50_ci95_us)
+        );
+        if let Some(r) = find(&over_tcp, &a.id) {
+            c.push_str(&format!(", {} a TCP connect", ratio(r)));
+        }
+        let key = format!(
+            "{} · {}",
+            stack_pair(a),
+            a.kx_group.map_or("–", |g| g.as_str())
+        );
+        items.push((key, headline(a), c));
+    }
+    for (key, h, clauses) in grouped(items) {
+        let text = format!(
+            "A full handshake ({key}) takes at the median: {}.",
+            clauses.join("; ")
+        );
+        push(out, Topic::FullCost, h, text);
+    }
+}
+
+/// What resumption saves: each sound resume speedup, per stack, cert and group, by
+/// version and kind; and the rate ratios of rate-only tools (per real second), per stack.
+fn resumption(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
+    let (mut latency, mut rate) = (Clauses::new(), Clauses::new());
+    for c in &ev.comparisons {
+        let (Some(full), Some(res)) = (arm(ev, arms, &c.baseline), arm(ev, arms, &c.candidate))
+        else {
+            continue;
+        };
+        if res.known_pitfall.is_some() || full.error.is_some() || res.error.is_some() {
+            continue;
+        }
+        let kind = res.resumption.map_or("–", |r| r.as_str());
+        match c.kind {
+            ComparisonKind::ResumeSpeedup if sound(full) && sound(res) => latency.push((
+                what(res),
+                headline(res),
+                format!(
+                    "{} by {kind} {} ({} against {})",
+                    proto(res.protocol),
+                    ratio(c),
+                    fmt_us(p50(res)),
+                    fmt_us(p50(full)),
+                ),
+            )),
+            ComparisonKind::ResumeRateSpeedup if c.basis == Some(RateBasis::PerRealS) => {
+                rate.push((
+                    stack_pair(res),
+                    false,
+                    format!(
+                        "{} ({} {})",
+                        ratio(c),
+                        proto(res.protocol),
+                        res.cert.map_or("–", |c| c.as_str())
+                    ),
+                ))
+            }
+            _ => {}
+        }
+    }
+    for (key, h, clauses) in grouped(latency) {
+        let text = format!(
+            "Resuming ({key}) is faster than a full handshake: {}.",
+            clauses.join("; ")
+        );
+        push(out, Topic::Resumption, h, text);
+    }
+    for (key, h, clauses) in grouped(rate) {
+        let text = format!(
+            "{key}: resuming makes {} as many connections per real second as connecting anew.",
+            clauses.join(", ")
+        );
+        push(out, Topic::Resumption, h, text);
+    }
+}
+
+/// The hybrid's cost: each sound full X25519MLKEM768 arm against the same stack,
+/// protocol and cert with X25519.
+fn post_quantum(ev: &Evidence, out: &mut Vec<Finding>) {
+    let full = |a: &&Arm| a.mode == Mode::Full && !a.ttfb && sound(a);
+    for pq in ev
+        .arms
+        .iter()
+        .filter(full)
+        .filter(|a| a.kx_group == Some(KxGroup::X25519Mlkem768))
+    {
+        let Some(x) = ev.arms.iter().filter(full).find(|a| {
+            a.kx_group == Some(KxGroup::X25519)
+                && a.protocol == pq.protocol
+                && a.cert == pq.cert
+                && a.client_stack == pq.client_stack
+                && a.server_stack == pq.server_stack
+        }) else {
+            continue;
+        };
+        let more = (p50(pq) / p50(x) - 1.0) * 100.0;
+        push(
+            out,
+            Topic::PostQuantum,
+            true,
+            format!(
+                "The post-quantum hybrid X25519MLKEM768 makes a full {} handshake ({}) {:.0}% {}: {}{} against {}{} with X25519.",
+                proto(pq.protocol),
+                what(pq),
+                more.abs(),
+                if more < 0.0 { "cheaper" } else { "dearer" },
+                fmt_us(p50(pq)),
+                ci_us(pq.p50_ci95_us),
+                fmt_us(p50(x)),
+                ci_us(x.p50_ci95_us),
+            ),
+        );
+    }
+}
+
+/// Where the time of each sound full handshake goes, from its phase decomposition.
+fn phases(ev: &Evidence, out: &mut Vec<Finding>) {
+    for a in ev.arms.iter().filter(|a| a.mode == Mode::Full && sound(a)) {
+        let Some(d) = a.phases.as_ref().and_then(|p| p.decomposition.as_ref()) else {
+            continue;
+        };
+        let mut s = format!(
+            "Where a full {} handshake's {} goes ({}): server work {} ({} public-key), client work {} ({} public-key), connect {}, {} hops of {} waiting; the model predicts {} ({:.2} of the measured).",
+            proto(a.protocol),
+            fmt_us(d.measured_p50_us),
+            what(a),
+            fmt_us(d.server_cpu_us),
+            fmt_us(d.server_floor_us),
+            fmt_us(d.client_cpu_us),
+            fmt_us(d.client_floor_us),
+            fmt_us(d.tcp_connect_us),
+            d.hops,
+            fmt_us(d.hop_us),
+            fmt_us(d.predicted_us),
+            d.prediction_ratio,
+        );
+        if d.miss.is_some() {
+            s.push_str(&format!(
+                " The model misses by {:.0}%: part of the time is not explained.",
+                ((d.prediction_ratio - 1.0) * 100.0).abs()
+            ));
+        }
+        push(out, Topic::Phases, headline(a), s);
+    }
+}
+
+/// How much sooner 0-RTT answers, with how many connections really sent early data.
+fn zero_rtt(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
+    for c in by_candidate(ev, ComparisonKind::ZeroRttSpeedup).of {
+        let (Some(full), Some(z)) = (arm(ev, arms, &c.baseline), arm(ev, arms, &c.candidate))
+        else {
+            continue;
+        };
+        let (Some(ed), true) = (z.early_data, full.error.is_none() && z.error.is_none()) else {
+            continue;
+        };
+        let at = z
+            .rtt_ms
+            .map_or(String::from("on loopback"), |r| format!("at {r} ms RTT"));
+        push(
+            out,
+            Topic::ZeroRtt,
+            true,
+            format!(
+                "0-RTT ({}) answers {} sooner than a full handshake {at}: first byte after {} against {}; the server accepted early data on {} of {} connections.",
+                what(z),
+                ratio(c),
+                fmt_us(p50(z)),
+                fmt_us(p50(full)),
+                ed.accepted,
+                ed.offered,
+            ),
+        );
+    }
+}
+
+/// Every arm the tool caught: an error (a known pitfall or not), or failed connections.
+fn pitfalls(ev: &Evidence, out: &mut Vec<Finding>) {
+    for a in &ev.arms {
+        if let Some(err) = &a.error {
+            let mut s = match &a.known_pitfall {
+                Some(p) => format!("{} did not resume, a known pitfall ({})", a.id, short(p)),
+                None => format!("{}: {}", a.id, short(err)),
+            };
+            if a.mode == Mode::Resumed && a.protocol != Protocol::Tcp {
+                let (resumed, of) = match &a.rate {
+                    Some(r) if !r.slices.is_empty() => {
+                        r.slices.iter().fold((0u64, 0u64), |t, s| {
+                            (
+                                t.0.saturating_add(s.resumed),
+                                t.1.saturating_add(s.connections),
+                            )
+                        })
+                    }
+                    _ => (a.resumed.client, a.succeeded),
+                };
+                s.push_str(&format!(": {resumed} of {of} connections resumed"));
+            }
+            s.push('.');
+            push(out, Topic::Pitfall, true, s);
+        } else if a.failed > 0 {
+            let first = a.first_failure.as_deref().map(short).unwrap_or_default();
+            push(
+                out,
+                Topic::Pitfall,
+                true,
+                format!(
+                    "{}: {} of {} timed connections failed (first: {first}).",
+                    a.id, a.failed, a.attempted
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "findings_tests.rs"]
+mod tests;

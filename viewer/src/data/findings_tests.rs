@@ -1,0 +1,303 @@
+//! Findings on known evidence. Every expected sentence is written out from the
+//! fixture's own numbers (see `shared::sample`: TCP p50 21 µs; full TLS 1.3 p50 400 µs
+//! with CI [390, 450]; resumed by ticket p50 200 µs with CI [190, 260], speedup 2.0
+//! with CI [1.5, 2.5]), never formatted by the code under test.
+
+use shared::{sample, Comparison, ComparisonKind, Decomposition, KxGroup, Mode, Phases, Protocol};
+
+use super::*;
+use crate::data::testdata::{sample as base, with_peers};
+
+fn texts(ev: &Evidence, topic: Topic) -> Vec<String> {
+    findings(ev)
+        .into_iter()
+        .filter(|f| f.topic == topic)
+        .map(|f| f.text)
+        .collect()
+}
+
+fn over_tcp(candidate: &str, ratio: f64, ci: Option<[f64; 2]>) -> Comparison {
+    Comparison {
+        kind: ComparisonKind::TlsOverTcp,
+        baseline: "tcp-connect".into(),
+        candidate: candidate.into(),
+        p50_ratio: ratio,
+        ci95: ci,
+        ci_unavailable: ci.is_none().then(|| "fewer than 5 rounds".into()),
+        basis: None,
+    }
+}
+
+#[test]
+fn a_full_handshake_states_its_median_interval_and_multiple_of_tcp() {
+    let mut ev = base();
+    assert_eq!(
+        texts(&ev, Topic::FullCost),
+        ["A full handshake (rustls · x25519) takes at the median: TLS 1.3 with ecdsa-p256 400 µs [390 µs – 450 µs]."],
+        "without a TLS-over-TCP comparison there is no multiple"
+    );
+    ev.comparisons.push(over_tcp(
+        "tls13-full-ecdsa-p256-x25519",
+        19.05,
+        Some([18.0, 20.0]),
+    ));
+    assert_eq!(
+        texts(&ev, Topic::FullCost),
+        ["A full handshake (rustls · x25519) takes at the median: TLS 1.3 with ecdsa-p256 400 µs [390 µs – 450 µs], 19.05× [18.00× – 20.00×] a TCP connect."]
+    );
+    ev.comparisons[1].ci95 = None;
+    ev.arms[1].p50_ci95_us = None;
+    assert_eq!(
+        texts(&ev, Topic::FullCost),
+        ["A full handshake (rustls · x25519) takes at the median: TLS 1.3 with ecdsa-p256 400 µs (no CI), 19.05× (no CI) a TCP connect."],
+        "a missing interval is said, never invented"
+    );
+}
+
+#[test]
+fn resumption_names_version_kind_stack_and_both_medians() {
+    assert_eq!(
+        texts(&base(), Topic::Resumption),
+        ["Resuming (rustls · ecdsa-p256 · x25519) is faster than a full handshake: TLS 1.3 by ticket 2.00× [1.50× – 2.50×] (200 µs against 400 µs)."]
+    );
+}
+
+#[test]
+fn an_arm_that_did_not_resume_gives_no_speedup_and_is_always_reported() {
+    let mut ev = base();
+    let r = &mut ev.arms[2];
+    r.error = Some("resumed arm: 1 of 4 handshakes were full".into());
+    r.resumed.client = 3;
+    assert!(texts(&ev, Topic::Resumption).is_empty());
+    assert_eq!(
+        texts(&ev, Topic::Pitfall),
+        ["tls13-resumed-ticket-ecdsa-p256-x25519: resumed arm: 1 of 4 handshakes were full: 3 of 4 connections resumed."]
+    );
+    // The full arm's sentence survives: its own numbers are sound.
+    assert_eq!(texts(&ev, Topic::FullCost).len(), 1);
+}
+
+#[test]
+fn peers_get_their_own_stack_and_the_known_pitfall_its_count() {
+    let ev = with_peers();
+    let full = texts(&ev, Topic::FullCost);
+    assert!(full.contains(&"A full handshake (python-ssl · x25519) takes at the median: TLS 1.3 with ecdsa-p256 900 µs [900 µs – 950 µs].".to_string()), "{full:#?}");
+    assert!(full.contains(&"A full handshake (rustls → openssl-s_server · x25519) takes at the median: TLS 1.3 with ecdsa-p256 700 µs [700 µs – 720 µs].".to_string()), "{full:#?}");
+    let res = texts(&ev, Topic::Resumption);
+    assert!(res.contains(&"openssl-s_time → openssl-s_server: resuming makes 4.00× [3.60× – 4.40×] (TLS 1.2 ecdsa-p256) as many connections per real second as connecting anew.".to_string()), "{res:#?}");
+    assert!(
+        !res.iter().any(|s| s.contains("6.00×")),
+        "the per-user-CPU ratio is the chart's, not a sentence: {res:#?}"
+    );
+    assert_eq!(
+        texts(&ev, Topic::Pitfall),
+        ["s_time-tls13-reuse-vs-s_server did not resume, a known pitfall (s_time -reuse under TLS 1.3 without reading): 0 of 100 connections resumed."]
+    );
+}
+
+#[test]
+fn rate_slices_give_the_pitfall_its_resumed_count() {
+    let mut ev = with_peers();
+    let a = ev.arms.last_mut().unwrap();
+    let rate = a.rate.as_mut().unwrap();
+    rate.slices = serde_json::from_str(
+        r#"[{"connections": 400, "resumed": 0, "user_cpu_s": 1.0, "real_s": 1.0},
+            {"connections": 318, "resumed": 2, "user_cpu_s": 1.0, "real_s": 1.0}]"#,
+    )
+    .unwrap();
+    assert!(texts(&ev, Topic::Pitfall)[0].ends_with(": 2 of 718 connections resumed."));
+}
+
+#[test]
+fn failed_connections_without_an_error_are_reported() {
+    let mut ev = base();
+    let a = &mut ev.arms[1];
+    (a.attempted, a.failed, a.first_failure) = (5, 1, Some("connection reset".into()));
+    assert_eq!(
+        texts(&ev, Topic::Pitfall),
+        ["tls13-full-ecdsa-p256-x25519: 1 of 5 timed connections failed (first: connection reset)."]
+    );
+}
+
+#[test]
+fn an_arm_without_latencies_gives_no_number() {
+    let mut ev = base();
+    let a = &mut ev.arms[1];
+    a.latency_us = None;
+    a.p50_ci95_us = None;
+    assert!(texts(&ev, Topic::FullCost).is_empty());
+    assert!(texts(&ev, Topic::Resumption).is_empty());
+    let mut ev = base();
+    ev.arms[1].skipped = Some("not asked for".into());
+    assert!(texts(&ev, Topic::FullCost).is_empty());
+    let mut ev = base();
+    ev.arms[1].rtt_ms = Some(20.0);
+    assert!(
+        texts(&ev, Topic::FullCost).is_empty(),
+        "an emulated-RTT arm is not a loopback cost"
+    );
+}
+
+#[test]
+fn the_hybrid_is_priced_against_x25519_on_the_same_stack_protocol_and_cert() {
+    let mut ev = base();
+    let mut pq = sample::arm(
+        "tls13-full-ecdsa-p256-x25519mlkem768",
+        Protocol::Tls13,
+        Mode::Full,
+        None,
+        vec![430.0, 440.0, 450.0, 470.0],
+    );
+    pq.kx_group = Some(KxGroup::X25519Mlkem768);
+    ev.arms.push(pq);
+    assert_eq!(
+        texts(&ev, Topic::PostQuantum),
+        ["The post-quantum hybrid X25519MLKEM768 makes a full TLS 1.3 handshake (rustls · ecdsa-p256 · x25519mlkem768) 10% dearer: 440 µs [430 µs – 470 µs] against 400 µs [390 µs – 450 µs] with X25519."]
+    );
+    assert_eq!(
+        texts(&ev, Topic::FullCost).len(),
+        1,
+        "the hybrid has its own sentence"
+    );
+    ev.arms[1].error = Some("broken".into());
+    assert!(
+        texts(&ev, Topic::PostQuantum).is_empty(),
+        "no sound X25519 arm, no comparison"
+    );
+}
+
+#[test]
+fn where_the_time_goes_comes_from_the_decomposition() {
+    let mut ev = base();
+    let d = Decomposition {
+        path: Vec::new(),
+        tcp_connect_us: 20.0,
+        client_cpu_us: 120.0,
+        client_floor_us: 70.0,
+        client_thread_cpu_us: 118.0,
+        server_cpu_us: 200.0,
+        server_floor_us: 150.0,
+        server_thread_cpu_us: 199.0,
+        hops: 2,
+        hop_us: 25.0,
+        waiting_us: 50.0,
+        waiting_measured_us: 60.0,
+        predicted_us: 390.0,
+        measured_p50_us: 400.0,
+        prediction_ratio: 0.975,
+        miss: None,
+    };
+    let phases = |d: Decomposition| Phases {
+        client_events: Vec::new(),
+        server_events: Vec::new(),
+        client: Vec::new(),
+        server: Vec::new(),
+        decomposition: Some(d),
+        irregular: 0,
+        client_wall_us: Vec::new(),
+        client_cpu_us: Vec::new(),
+        server_wall_us: Vec::new(),
+        server_cpu_us: Vec::new(),
+    };
+    assert!(
+        texts(&ev, Topic::Phases).is_empty(),
+        "no decomposition, no sentence"
+    );
+    ev.arms[1].phases = Some(phases(d.clone()));
+    assert_eq!(
+        texts(&ev, Topic::Phases),
+        ["Where a full TLS 1.3 handshake's 400 µs goes (rustls · ecdsa-p256 · x25519): server work 200 µs (150 µs public-key), client work 120 µs (70.0 µs public-key), connect 20.0 µs, 2 hops of 25.0 µs waiting; the model predicts 390 µs (0.97 of the measured)."]
+    );
+    let mut missed = d;
+    missed.miss = Some("the model predicts 500 µs, 25% above".into());
+    (missed.predicted_us, missed.prediction_ratio) = (500.0, 1.25);
+    ev.arms[1].phases = Some(phases(missed));
+    assert!(texts(&ev, Topic::Phases)[0].ends_with(
+        "the model predicts 500 µs (1.25 of the measured). The model misses by 25%: part of the time is not explained."
+    ));
+}
+
+#[test]
+fn zero_rtt_says_how_many_connections_sent_early_data() {
+    let mut ev = base();
+    let mut z = sample::arm(
+        "tls13-0rtt-ecdsa-p256-x25519",
+        Protocol::Tls13,
+        Mode::Resumed,
+        Some(shared::Resumption::Ticket),
+        vec![100.0, 110.0, 120.0, 130.0],
+    );
+    z.early_data = Some(shared::EarlyData {
+        offered: 4,
+        accepted: 4,
+    });
+    ev.arms.push(z);
+    ev.comparisons.push(Comparison {
+        kind: ComparisonKind::ZeroRttSpeedup,
+        baseline: "tls13-full-ecdsa-p256-x25519".into(),
+        candidate: "tls13-0rtt-ecdsa-p256-x25519".into(),
+        p50_ratio: 3.64,
+        ci95: Some([3.0, 4.0]),
+        ci_unavailable: None,
+        basis: None,
+    });
+    assert_eq!(
+        texts(&ev, Topic::ZeroRtt),
+        ["0-RTT (rustls · ecdsa-p256 · x25519) answers 3.64× [3.00× – 4.00×] sooner than a full handshake on loopback: first byte after 110 µs against 400 µs; the server accepted early data on 4 of 4 connections."]
+    );
+}
+
+#[test]
+fn each_topic_names_an_existing_chart() {
+    // The ids the run views give their charts: chart-<stem>-<key> (components/runs.rs,
+    // components/views.rs), and the arm table.
+    for (topic, id) in [
+        (Topic::FullCost, "percentiles"),
+        (Topic::PostQuantum, "percentiles"),
+        (Topic::Resumption, "speedup"),
+        (Topic::Phases, "phases"),
+        (Topic::ZeroRtt, "ttfb"),
+        (Topic::Pitfall, "arm-table"),
+    ] {
+        assert_eq!(topic.chart(), id);
+    }
+}
+
+#[test]
+fn one_sentence_per_stack_and_group_and_peers_are_not_headlines() {
+    let mut ev = crate::data::testdata::with_tls12();
+    let mut rsa = sample::arm(
+        "tls13-full-rsa2048-x25519",
+        Protocol::Tls13,
+        Mode::Full,
+        None,
+        vec![900.0, 1000.0, 1100.0, 1200.0],
+    );
+    rsa.cert = Some(shared::CertKind::Rsa2048);
+    ev.arms.push(rsa);
+    assert_eq!(
+        texts(&ev, Topic::FullCost),
+        ["A full handshake (rustls · x25519) takes at the median: TLS 1.3 with ecdsa-p256 400 µs [390 µs – 450 µs]; TLS 1.2 with ecdsa-p256 510 µs [500 µs – 600 µs]; TLS 1.3 with rsa2048 1.00 ms [900 µs – 1.20 ms]."]
+    );
+    assert_eq!(
+        texts(&ev, Topic::Resumption),
+        ["Resuming (rustls · ecdsa-p256 · x25519) is faster than a full handshake: TLS 1.3 by ticket 2.00× [1.50× – 2.50×] (200 µs against 400 µs); TLS 1.2 by ticket 1.70× [1.60× – 1.80×] (300 µs against 510 µs)."]
+    );
+    assert!(findings(&ev).iter().all(|f| f.headline));
+    let peers = findings(&with_peers());
+    let not_headline: Vec<&str> = peers
+        .iter()
+        .filter(|f| !f.headline)
+        .map(|f| f.text.as_str())
+        .collect();
+    assert_eq!(not_headline.len(), 3, "{not_headline:#?}");
+    assert!(not_headline
+        .iter()
+        .all(|t| t.contains("python-ssl") || t.contains("openssl-s_")));
+    assert!(
+        peers
+            .iter()
+            .any(|f| f.headline && f.topic == Topic::Pitfall),
+        "a pitfall is always a headline"
+    );
+}
