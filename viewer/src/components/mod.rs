@@ -6,6 +6,7 @@ mod cdf;
 mod controls;
 mod loader;
 pub mod panic;
+mod permalink;
 mod runs;
 mod table;
 mod verdicts;

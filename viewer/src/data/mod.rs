@@ -8,6 +8,7 @@ pub mod format;
 pub mod index;
 pub mod load;
 pub mod matrix;
+pub mod permalink;
 pub mod phases;
 pub mod series;
 pub mod stacks;
