@@ -4,6 +4,7 @@ mod app;
 mod canvas;
 mod cdf;
 mod controls;
+mod export;
 mod loader;
 pub mod panic;
 mod permalink;

@@ -7,6 +7,7 @@ pub mod filter;
 pub mod format;
 pub mod index;
 pub mod load;
+pub mod markdown;
 pub mod matrix;
 pub mod permalink;
 pub mod phases;
