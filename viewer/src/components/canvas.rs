@@ -14,10 +14,13 @@ use super::shown;
 use crate::charts::surface::Surface;
 use crate::charts::{against, bars, cdf, lines, speedup, stacks, waterfall, DrawResult, Scale};
 use crate::data::derive::{CdfSeries, PercentileBar, SpeedupBar};
+use crate::data::format::fmt_us;
 use crate::data::phases::Waterfall;
 use crate::data::series::{CapacityMetric, Line};
 use crate::data::stacks::{StackLatency, StackSpeedup};
-use crate::data::text::{percentile_text, speedup_text, TextLine};
+use crate::data::text::{
+    cdf_text, lines_text, percentile_text, speedup_text, stack_latency_text, TextLine,
+};
 
 /// What a chart canvas shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,12 +51,25 @@ impl ChartSpec {
         }
     }
 
-    /// The chart as text lines, for the charts whose rows the canvas may cut.
+    /// The chart's data as text, one line per row or curve. (The stacks' speedups and
+    /// the phases have their own list and table under the chart.)
     fn text(&self) -> Vec<TextLine> {
+        let us = |v: f64| fmt_us(v);
         match self {
             ChartSpec::Percentiles(b, _) => percentile_text(b),
             ChartSpec::Speedups(b) => speedup_text(b),
-            _ => Vec::new(),
+            ChartSpec::Cdf(s, _) => cdf_text(s),
+            ChartSpec::StackLatency(r, _) => stack_latency_text(r),
+            ChartSpec::Capacity(l, metric) => {
+                let rate = |v: f64| format!("{v:.0}/s");
+                let y: &dyn Fn(f64) -> String = match metric {
+                    CapacityMetric::Rate => &rate,
+                    CapacityMetric::P99 => &us,
+                };
+                lines_text(l, &|x| format!("{x:.0} clients"), y)
+            }
+            ChartSpec::Ttfb(l) => lines_text(l, &|x| format!("RTT {x} ms"), &us),
+            ChartSpec::StackSpeedups(_) | ChartSpec::Waterfall(_) => Vec::new(),
         }
     }
 
