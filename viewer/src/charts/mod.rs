@@ -11,6 +11,7 @@ pub mod cdf;
 pub mod lines;
 pub mod speedup;
 pub mod stacks;
+pub mod surface;
 pub mod waterfall;
 
 #[cfg(test)]

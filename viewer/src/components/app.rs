@@ -11,6 +11,7 @@ use super::cdf::CdfSection;
 use super::controls::Controls;
 use super::findings::Findings;
 use super::loader::{initial_load, Fetched, Loader};
+use super::permalink::{self, use_permalink, Targets};
 use super::runs::{Failures, RunColumn, RunList};
 use super::table::ArmTable;
 use super::verdicts::Verdicts;
@@ -19,7 +20,8 @@ use crate::data::derive::{arm_ids, compare_bars, default_cdf_pick, ArmRef};
 use crate::data::filter::{facets_present, toggle, ArmFilter, Facet};
 use crate::data::format::short;
 use crate::data::load::RunSet;
-use crate::data::table::{arm_rows, sort_rows, Sort, SortKey};
+use crate::data::permalink::Permalink;
+use crate::data::table::{arm_rows, sort_rows, SortKey};
 
 /// Changes to the set of loaded runs.
 enum RunsAction {
@@ -70,9 +72,10 @@ impl Reducible for Runs {
 #[component]
 pub fn App() -> Html {
     let runs = use_reducer(Runs::default);
+    let link = use_memo((), |_| permalink::read());
     let filter = use_state(ArmFilter::default);
-    let scale = use_state(Scale::default);
-    let sort = use_state(Sort::default);
+    let scale = use_state(|| link.scale.unwrap_or_default());
+    let sort = use_state(|| link.sort.unwrap_or_default());
     // None: the default pick (first run's full and resumed arm) until the user picks.
     let picked = use_state(|| None::<Vec<ArmRef>>);
     let compare_arm = use_state(|| None::<String>);
@@ -154,6 +157,22 @@ pub fn App() -> Html {
         // Linear from zero whatever the page's scale: bar lengths compare runs.
         Scale::Linear,
     ));
+    let now = Permalink::of(
+        &set,
+        &filter,
+        *scale,
+        *sort,
+        (*picked).as_deref(),
+        (*compare_arm).as_deref(),
+    )
+    .to_query();
+    let targets = Targets {
+        filter: filter.clone(),
+        picked: picked.clone(),
+        arm: compare_arm.clone(),
+        hide: on_toggle_run.clone(),
+    };
+    use_permalink(link, set.clone(), runs.ready, targets, now);
     let mut rows = arm_rows(&set, &filter);
     sort_rows(&mut rows, *sort);
 

@@ -3,18 +3,24 @@
 
 use std::rc::Rc;
 
-use plotters::prelude::IntoDrawingArea;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea};
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
+use super::export::{download_png, download_svg};
 use super::shown;
-use crate::charts::{against, bars, cdf, lines, speedup, stacks, waterfall, Scale};
+use crate::charts::surface::Surface;
+use crate::charts::{against, bars, cdf, lines, speedup, stacks, waterfall, DrawResult, Scale};
 use crate::data::derive::{CdfSeries, PercentileBar, SpeedupBar};
+use crate::data::format::fmt_us;
 use crate::data::phases::Waterfall;
 use crate::data::series::{CapacityMetric, Line};
 use crate::data::stacks::{StackLatency, StackSpeedup};
-use crate::data::text::{percentile_text, speedup_text, TextLine};
+use crate::data::text::{
+    cdf_text, lines_text, percentile_text, speedup_text, stack_latency_text, TextLine,
+};
 
 /// What a chart canvas shows.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,12 +51,25 @@ impl ChartSpec {
         }
     }
 
-    /// The chart as text lines, for the charts whose rows the canvas may cut.
+    /// The chart's data as text, one line per row or curve. (The stacks' speedups and
+    /// the phases have their own list and table under the chart.)
     fn text(&self) -> Vec<TextLine> {
+        let us = |v: f64| fmt_us(v);
         match self {
             ChartSpec::Percentiles(b, _) => percentile_text(b),
             ChartSpec::Speedups(b) => speedup_text(b),
-            _ => Vec::new(),
+            ChartSpec::Cdf(s, _) => cdf_text(s),
+            ChartSpec::StackLatency(r, _) => stack_latency_text(r),
+            ChartSpec::Capacity(l, metric) => {
+                let rate = |v: f64| format!("{v:.0}/s");
+                let y: &dyn Fn(f64) -> String = match metric {
+                    CapacityMetric::Rate => &rate,
+                    CapacityMetric::P99 => &us,
+                };
+                lines_text(l, &|x| format!("{x:.0} clients"), y)
+            }
+            ChartSpec::Ttfb(l) => lines_text(l, &|x| format!("RTT {x} ms"), &us),
+            ChartSpec::StackSpeedups(_) | ChartSpec::Waterfall(_) => Vec::new(),
         }
     }
 
@@ -99,16 +118,25 @@ fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
         .map_err(|_| "could not size the canvas")?;
     let backend = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or("this browser gave no 2D canvas context")?;
-    let area = backend.into_drawing_area();
+    paint(&Surface::Screen(backend).into_drawing_area(), spec, dpr)
+}
+
+/// Draws `spec` on `area` (the page's canvas and the SVG download both draw through
+/// [`Surface`], so the charts are compiled once).
+pub fn paint<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    dpr: f64,
+) -> DrawResult {
     match spec {
-        ChartSpec::Percentiles(b, scale) => bars::draw_percentiles(&area, b, *scale, dpr),
-        ChartSpec::Speedups(b) => speedup::draw_speedups(&area, b, dpr),
-        ChartSpec::Cdf(s, scale) => cdf::draw_cdf(&area, s, *scale, dpr),
-        ChartSpec::StackLatency(r, scale) => stacks::draw_stack_latencies(&area, r, *scale, dpr),
-        ChartSpec::StackSpeedups(r) => stacks::draw_stack_speedups(&area, r, dpr),
-        ChartSpec::Capacity(l, metric) => against::draw_capacity(&area, l, *metric, dpr),
-        ChartSpec::Ttfb(l) => against::draw_ttfb(&area, l, dpr),
-        ChartSpec::Waterfall(r) => waterfall::draw_waterfalls(&area, r, dpr),
+        ChartSpec::Percentiles(b, scale) => bars::draw_percentiles(area, b, *scale, dpr),
+        ChartSpec::Speedups(b) => speedup::draw_speedups(area, b, dpr),
+        ChartSpec::Cdf(s, scale) => cdf::draw_cdf(area, s, *scale, dpr),
+        ChartSpec::StackLatency(r, scale) => stacks::draw_stack_latencies(area, r, *scale, dpr),
+        ChartSpec::StackSpeedups(r) => stacks::draw_stack_speedups(area, r, dpr),
+        ChartSpec::Capacity(l, metric) => against::draw_capacity(area, l, *metric, dpr),
+        ChartSpec::Ttfb(l) => against::draw_ttfb(area, l, dpr),
+        ChartSpec::Waterfall(r) => waterfall::draw_waterfalls(area, r, dpr),
     }
 }
 
@@ -153,23 +181,44 @@ pub fn Chart(props: &ChartProps) -> Html {
         });
     }
     let lines = props.spec.text();
+    let export = |svg: bool| {
+        let (canvas_ref, spec, id) = (canvas_ref.clone(), props.spec.clone(), props.id.clone());
+        Callback::from(move |_| {
+            if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
+                match svg {
+                    true => download_svg(&canvas, &spec, &format!("{id}.svg")),
+                    false => download_png(&canvas, &format!("{id}.png")),
+                }
+            }
+        })
+    };
+    let what = props.title.clone().unwrap_or_else(|| props.label.clone());
     html! {
         <div class="chart">
             if let Some(title) = &props.title { <h4>{title.clone()}</h4> }
-            <canvas id={props.id.clone()} ref={canvas_ref} role="img"
+            <canvas id={props.id.clone()} ref={canvas_ref.clone()} role="img"
                     aria-label={props.label.clone()}
                     data-items={props.spec.items().to_string()} />
             if props.spec.items() == 0 { <p class="empty">{props.empty.clone()}</p> }
+            <p class="export">
+                <button class="png" onclick={export(false)}
+                        aria-label={format!("download the chart ({what}) as PNG")}>{"PNG"}</button>
+                <button class="svg" onclick={export(true)}
+                        aria-label={format!("download the chart ({what}) as SVG")}>{"SVG"}</button>
+            </p>
             if !lines.is_empty() {
                 <details class="as-text">
                     <summary>{"as text"}</summary>
-                    <ul>
+                    <table class="arms">
+                        <caption>{props.label.clone()}</caption>
+                        <tbody>
                         for (label, text, error) in lines {
-                            <li class={classes!(error.then_some("error"))}>
-                                {shown(&label)}{": "}{text}
-                            </li>
+                            <tr class={classes!(error.then_some("error"))}>
+                                <th scope="row">{shown(&label)}</th><td>{text}</td>
+                            </tr>
                         }
-                    </ul>
+                        </tbody>
+                    </table>
                 </details>
             }
             if let Some(e) = &*error {

@@ -2,8 +2,11 @@
 
 use yew::prelude::*;
 
+use super::export::download_text;
+use crate::data::csv::findings_csv;
 use crate::data::findings::{findings, Finding, Topic};
 use crate::data::load::LoadedRun;
+use crate::data::markdown::findings_markdown;
 
 #[derive(Properties, PartialEq)]
 pub struct FindingsProps {
@@ -30,6 +33,18 @@ pub fn Findings(props: &FindingsProps) -> Html {
     let run = &props.run;
     let list = findings(&run.evidence);
     let more = list.iter().filter(|f| !f.headline).count();
+    let sentences: Vec<String> = list.iter().map(|f| f.text.clone()).collect();
+    let download = move |markdown: bool| {
+        let sentences = sentences.clone();
+        Callback::from(move |_: MouseEvent| match markdown {
+            true => download_text(
+                &findings_markdown(&sentences),
+                "text/markdown",
+                "findings.md",
+            ),
+            false => download_text(&findings_csv(&sentences), "text/csv", "findings.csv"),
+        })
+    };
     html! {
         <section id="findings" aria-labelledby="findings-h">
             <h2 id="findings-h">{"Findings"}</h2>
@@ -37,6 +52,10 @@ pub fn Findings(props: &FindingsProps) -> Html {
             if list.is_empty() {
                 <p>{"The evidence of this run supports no finding."}</p>
             }
+            <p>
+                <button id="findings-md" onclick={download(true)}>{"Findings as Markdown"}</button>{" "}
+                <button id="findings-csv" onclick={download(false)}>{"Findings as CSV"}</button>
+            </p>
             <ul class="findings">{items(&list, run.key, true)}</ul>
             if more > 0 {
                 <details>

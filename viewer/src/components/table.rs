@@ -1,11 +1,12 @@
 //! The table of every arm (sortable) and the CSV download of exactly what it shows.
 
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use super::export::download_text;
 use super::shown;
 use crate::data::csv::to_csv;
 use crate::data::format::{fmt_ci_us, fmt_opt_us};
+use crate::data::markdown::table_markdown;
 use crate::data::table::{ArmRow, Sort, SortKey};
 
 #[derive(Properties, PartialEq)]
@@ -16,32 +17,22 @@ pub struct TableProps {
     pub on_sort: Callback<SortKey>,
 }
 
-fn header(key: SortKey) -> &'static str {
-    match key {
-        SortKey::Run => "run",
-        SortKey::Arm => "arm",
-        SortKey::Protocol => "protocol",
-        SortKey::Mode => "mode",
-        SortKey::Cert => "cert",
-        SortKey::Group => "group",
-        SortKey::P50 => "p50",
-        SortKey::Ci => "p50 95% CI",
-        SortKey::P95 => "p95",
-        SortKey::P99 => "p99",
-        SortKey::Efficiency => "efficiency (floor / p50)",
-        SortKey::Resumed => "resumed (client/server)",
-        SortKey::Failed => "failed of attempted",
-    }
-}
-
 #[component]
 pub fn ArmTable(props: &TableProps) -> Html {
-    let download = {
-        let csv = to_csv(&props.rows);
-        Callback::from(move |_| {
-            if let Err(e) = download_csv(&csv) {
-                web_sys::console::error_1(&e);
-            }
+    // Made when clicked, from the rows shown then.
+    let download = |markdown: bool| {
+        let rows = props.rows.clone();
+        Callback::from(move |_| match markdown {
+            true => download_text(
+                &table_markdown(&rows),
+                "text/markdown;charset=utf-8",
+                "handshake-lab-arms.md",
+            ),
+            false => download_text(
+                &to_csv(&rows),
+                "text/csv;charset=utf-8",
+                "handshake-lab-arms.csv",
+            ),
         })
     };
     let th = |key: SortKey| {
@@ -53,8 +44,8 @@ pub fn ArmTable(props: &TableProps) -> Html {
         };
         html! {
             <th scope="col" aria-sort={state}>
-                <button class="sort" data-sort={header(key)} onclick={move |_| on_sort.emit(key)}>
-                    {header(key)}{mark}
+                <button class="sort" data-sort={key.header()} onclick={move |_| on_sort.emit(key)}>
+                    {key.header()}{mark}
                 </button>
             </th>
         }
@@ -63,8 +54,10 @@ pub fn ArmTable(props: &TableProps) -> Html {
         <section id="table-section">
             <h2>{"Every arm"}</h2>
             <p>
-                <button id="csv-download" onclick={download}>{"Download CSV"}</button>
-                <span class="hint">{" (the rows below, latencies in µs)"}</span>
+                <button id="csv-download" onclick={download(false)}>{"Download CSV"}</button>
+                {" "}
+                <button id="md-download" onclick={download(true)}>{"Download Markdown"}</button>
+                <span class="hint">{" (the rows below; CSV latencies in µs, Markdown as shown)"}</span>
             </p>
             <div class="table-wrap">
             <table id="arm-table" class="arms">
@@ -112,20 +105,4 @@ fn table_row(r: &ArmRow) -> Html {
             </td>
         </tr>
     }
-}
-
-/// Offers `csv` as a file download through a temporary object URL.
-fn download_csv(csv: &str) -> Result<(), wasm_bindgen::JsValue> {
-    let window = web_sys::window().ok_or("no window")?;
-    let document = window.document().ok_or("no document")?;
-    let parts = js_sys::Array::of1(&csv.into());
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("text/csv;charset=utf-8");
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob)?;
-    let a: web_sys::HtmlAnchorElement = document.create_element("a")?.unchecked_into();
-    a.set_href(&url);
-    a.set_download("handshake-lab-arms.csv");
-    a.click();
-    web_sys::Url::revoke_object_url(&url)
 }

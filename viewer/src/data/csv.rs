@@ -74,6 +74,16 @@ pub fn to_csv(rows: &[ArmRow]) -> String {
     out
 }
 
+/// Findings (plain sentences) as a one-column CSV.
+pub fn findings_csv(sentences: &[String]) -> String {
+    let mut out = String::new();
+    push_line(&mut out, std::iter::once("finding".to_string()));
+    for s in sentences {
+        push_line(&mut out, std::iter::once(s.clone()));
+    }
+    out
+}
+
 fn push_line(out: &mut String, cells: impl Iterator<Item = String>) {
     let cells: Vec<String> = cells.map(|c| field(&c)).collect();
     out.push_str(&cells.join(","));
@@ -81,9 +91,16 @@ fn push_line(out: &mut String, cells: impl Iterator<Item = String>) {
 }
 
 /// Quotes a cell when needed; text that a spreadsheet would run as a formula gets a
-/// leading `'` (numbers are written by us and never start with those characters).
+/// leading `'`. A leading `-` is a formula too unless only a number follows (the numbers
+/// we write, e.g. `-12.5`; digits and signs alone can call nothing).
 fn field(cell: &str) -> String {
-    let cell = if cell.starts_with(['=', '+', '@', '\t', '\r']) {
+    let number = |rest: &str| {
+        rest.bytes()
+            .all(|b| b.is_ascii_digit() || b".eE+-".contains(&b))
+    };
+    let formula = cell.starts_with(['=', '+', '@', '\t', '\r'])
+        || cell.strip_prefix('-').is_some_and(|rest| !number(rest));
+    let cell = if formula {
         format!("'{cell}")
     } else {
         cell.to_string()
@@ -138,6 +155,18 @@ mod tests {
     }
 
     #[test]
+    fn findings_are_one_quoted_cell_each() {
+        let csv = findings_csv(&[
+            "Resumption saves 2.40× [2.10× – 2.70×], per stack.".into(),
+            "=1+1 is text".into(),
+        ]);
+        assert_eq!(
+            csv,
+            "finding\r\n\"Resumption saves 2.40× [2.10× – 2.70×], per stack.\"\r\n'=1+1 is text\r\n"
+        );
+    }
+
+    #[test]
     fn cells_are_quoted_and_formulas_defused() {
         assert_eq!(field("plain"), "plain");
         assert_eq!(field("a,b"), "\"a,b\"");
@@ -145,5 +174,7 @@ mod tests {
         assert_eq!(field("=HYPERLINK(1)"), "'=HYPERLINK(1)");
         assert_eq!(field("@x,y"), "\"'@x,y\"");
         assert_eq!(field("-12.5"), "-12.5");
+        assert_eq!(field("-2+3+cmd|' /C calc'!A0"), "'-2+3+cmd|' /C calc'!A0");
+        assert_eq!(field("-host"), "'-host");
     }
 }

@@ -64,6 +64,11 @@ impl ArmFilter {
         !self.off.contains(&facet)
     }
 
+    /// The facets switched off, in the order they were.
+    pub fn off(&self) -> &[Facet] {
+        &self.off
+    }
+
     pub fn toggle(&mut self, facet: Facet) {
         toggle(&mut self.off, facet);
     }

@@ -129,6 +129,27 @@ impl SortKey {
     ];
 }
 
+impl SortKey {
+    /// The column's heading on the page (and in the Markdown export).
+    pub fn header(self) -> &'static str {
+        match self {
+            SortKey::Run => "run",
+            SortKey::Arm => "arm",
+            SortKey::Protocol => "protocol",
+            SortKey::Mode => "mode",
+            SortKey::Cert => "cert",
+            SortKey::Group => "group",
+            SortKey::P50 => "p50",
+            SortKey::Ci => "p50 95% CI",
+            SortKey::P95 => "p95",
+            SortKey::P99 => "p99",
+            SortKey::Efficiency => "efficiency (floor / p50)",
+            SortKey::Resumed => "resumed (client/server)",
+            SortKey::Failed => "failed of attempted",
+        }
+    }
+}
+
 /// Sort order of the table: a column and a direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sort {

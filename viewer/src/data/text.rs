@@ -2,8 +2,10 @@
 //! have to cut (long arm names, error messages on a narrow screen). Read by screen readers
 //! and by people who want the numbers.
 
-use super::derive::{PercentileBar, SpeedupBar};
+use super::derive::{CdfSeries, PercentileBar, SpeedupBar};
 use super::format::{fmt_ci_ratio, fmt_ci_us, fmt_ratio, fmt_us};
+use super::series::Line;
+use super::stacks::StackLatency;
 
 /// One line: the row's label, its numbers (or why it has none), and whether that is an error.
 pub type TextLine = (String, String, bool);
@@ -47,12 +49,82 @@ pub fn speedup_text(bars: &[SpeedupBar]) -> Vec<TextLine> {
         .collect()
 }
 
+/// Per curve: the latency at 50%, 90% and 99% of the samples and the largest, read from
+/// the drawn curve (its points are samples, thinned for long runs).
+pub fn cdf_text(series: &[CdfSeries]) -> Vec<TextLine> {
+    series
+        .iter()
+        .map(|s| match &s.no_result {
+            Some(why) => (s.label.clone(), why.to_string(), why.is_error()),
+            None => {
+                let at = |q: f64| {
+                    let p = s.points.iter().find(|p| p.1 >= q);
+                    fmt_us(p.or(s.points.last()).map_or(f64::NAN, |p| p.0))
+                };
+                let t = format!(
+                    "50% ≤ {}, 90% ≤ {}, 99% ≤ {}, max {} (from the drawn curve)",
+                    at(0.5),
+                    at(0.9),
+                    at(0.99),
+                    at(1.0)
+                );
+                (s.label.clone(), t, false)
+            }
+        })
+        .collect()
+}
+
+/// `stack · arm`: the full handshake's p50 and CI beside the TCP connect it is drawn with.
+pub fn stack_latency_text(rows: &[StackLatency]) -> Vec<TextLine> {
+    rows.iter()
+        .map(|r| {
+            let label = format!("{} · {}", r.stack, r.arm);
+            match (&r.no_result, r.full_p50) {
+                (Some(why), _) => (label, why.to_string(), why.is_error()),
+                (None, None) => (label, "no data".into(), true),
+                (None, Some(p50)) => {
+                    let mut t = format!("p50 {} (95% CI {})", fmt_us(p50), fmt_ci_us(r.full_ci));
+                    if let (Some(arm), Some(tcp)) = (&r.tcp_arm, r.tcp_p50) {
+                        t += &format!("; TCP connect ({arm}) p50 {}", fmt_us(tcp));
+                    }
+                    (label, t, false)
+                }
+            }
+        })
+        .collect()
+}
+
+/// Per line, each point as `x: y [whisker]`, with the chart's own units.
+pub fn lines_text(
+    lines: &[Line],
+    x: &dyn Fn(f64) -> String,
+    y: &dyn Fn(f64) -> String,
+) -> Vec<TextLine> {
+    lines
+        .iter()
+        .map(|l| {
+            let points: Vec<String> = l
+                .points
+                .iter()
+                .map(|p| match p.spread {
+                    Some([lo, hi]) => format!("{}: {} [{} – {}]", x(p.x), y(p.y), y(lo), y(hi)),
+                    None => format!("{}: {}", x(p.x), y(p.y)),
+                })
+                .collect();
+            (l.label.clone(), points.join("; "), false)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::derive::{cdf_series, ArmRef};
     use crate::data::derive::{percentile_bars, resume_speedups};
     use crate::data::filter::ArmFilter;
-    use crate::data::testdata::{sample, with_tls12};
+    use crate::data::load::RunSet;
+    use crate::data::stacks::stack_latencies;
+    use crate::data::testdata::{line, sample, with_peers, with_tls12};
 
     #[test]
     fn percentiles_and_speedups_read_as_text() {
@@ -93,6 +165,48 @@ mod tests {
                     false
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn cdf_stack_and_line_charts_read_as_text() {
+        let mut set = RunSet::default();
+        let key = set.add("a", sample());
+        let pick = [ArmRef {
+            run_key: key,
+            arm_id: "tls13-full-ecdsa-p256-x25519".into(),
+        }];
+        // The sample's full handshake: samples 390, 400, 410 and 450 µs.
+        let lines = cdf_text(&cdf_series(&set, &ArmFilter::default(), &pick));
+        assert_eq!(
+            lines,
+            [(
+                "tls13-full-ecdsa-p256-x25519".to_string(),
+                "50% ≤ 400 µs, 90% ≤ 450 µs, 99% ≤ 450 µs, max 450 µs (from the drawn curve)"
+                    .to_string(),
+                false
+            )]
+        );
+
+        let lines = stack_latency_text(&stack_latencies(&with_peers(), &ArmFilter::default()));
+        let rustls = lines
+            .iter()
+            .find(|l| l.0.starts_with("rustls · tls13-full"))
+            .unwrap();
+        assert_eq!(
+            rustls.1,
+            "p50 400 µs (95% CI [390 µs – 450 µs]); TCP connect (tcp-connect) p50 21.0 µs"
+        );
+
+        let l = [line("full", &[(1.0, 900.0), (2.0, 1500.0)], true)];
+        let lines = lines_text(&l, &|x| format!("{x} clients"), &|y| format!("{y:.0}/s"));
+        assert_eq!(
+            lines,
+            [(
+                "full".to_string(),
+                "1 clients: 900/s [810/s – 990/s]; 2 clients: 1500/s [1350/s – 1650/s]".to_string(),
+                false
+            )]
         );
     }
 }

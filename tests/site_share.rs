@@ -1,0 +1,383 @@
+//! Sharing and taking away, in real headless Chromium: a permalink reopens the same view,
+//! charts download as PNG and SVG (and the SVG holds the chart's marks), the table as
+//! Markdown, every control has a name and every chart its data as text; the site is
+//! published the way a GitHub project page is, under a deeper sub-path
+//! (`/user.example/handshake-lab/`), and every request stays under it.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use e2e::site::{build_site, Server};
+use e2e::webdriver::Browser;
+use e2e::{collector, scratch};
+use serde_json::{json, Value};
+use shared::Evidence;
+
+/// Where the site sits in the served folder, as on a project-pages host.
+const SUB_PATH: &str = "user.example/handshake-lab/";
+
+struct Fixture {
+    www: PathBuf,
+    evidence: Evidence,
+}
+
+/// A quick run with peer and capacity arms (so every kind of chart is drawn) and a copy
+/// of it from a second host with its own run id; the site built under [`SUB_PATH`].
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let dir = scratch("site-share");
+        let results = dir.join("results");
+        let st = collector()
+            .args(["run", "--quick", "--concurrency", "1,2"])
+            .args(["--capacity-seconds", "1", "--out"])
+            .arg(&results)
+            .status()
+            .expect("collector runs");
+        assert!(st.success(), "collector run --quick failed");
+        let index: Value =
+            serde_json::from_str(&std::fs::read_to_string(results.join("index.json")).unwrap())
+                .unwrap();
+        let file = index["runs"][0]["file"].as_str().unwrap();
+        let text = std::fs::read_to_string(results.join(file)).unwrap();
+        let evidence = Evidence::from_json(&text).expect("valid evidence");
+        let mut second = evidence.clone();
+        second.environment.hostname = "second-host".into();
+        second.run.id = format!("{}-second", second.run.id);
+        std::fs::write(results.join("second.json"), second.to_json()).unwrap();
+        let www = dir.join("www");
+        build_site(&results, &www.join(SUB_PATH));
+        Fixture { www, evidence }
+    })
+}
+
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A browser on a fresh profile at `url` (relative to the server), once the table has
+/// rows and every canvas has drawn.
+fn open_at(server: &Server, profile: &str, url: &str) -> Browser {
+    let browser = Browser::start(scratch(&format!("chromium-{profile}")), 1400, 1800, &[]);
+    browser.goto(&format!("{}{url}", server.url));
+    browser.wait_for(
+        "rows and drawn charts",
+        "document.querySelectorAll('#arm-table tbody tr').length > 0 && \
+         [...document.querySelectorAll('canvas')].every(c => c.dataset.draws)",
+    );
+    browser
+}
+
+/// Everything a permalink carries, read from the page itself (not from the URL).
+const STATE_JS: &str = "return { \
+    scale: [...document.querySelectorAll('#controls .scale button')] \
+        .filter(b => b.getAttribute('aria-pressed') == 'true').map(b => b.textContent), \
+    off: [...document.querySelectorAll('#controls input[data-facet]')] \
+        .filter(i => !i.checked).map(i => i.closest('fieldset').querySelector('legend').textContent + ':' + i.dataset.facet), \
+    sort: [...document.querySelectorAll('#arm-table th[aria-sort]')] \
+        .filter(th => th.getAttribute('aria-sort') != 'none') \
+        .map(th => th.querySelector('button').dataset.sort + ' ' + th.getAttribute('aria-sort')), \
+    hidden: [...document.querySelectorAll('#run-list tbody tr.hidden td.run-id')].map(td => td.textContent), \
+    picks: [...document.querySelectorAll('#cdf-section fieldset')].flatMap(f => \
+        [...f.querySelectorAll('input:checked')].map(i => f.querySelector('legend').textContent + ' / ' + i.dataset.arm)), \
+    arm: document.querySelector('#compare-arm').value, \
+    rows: [...document.querySelectorAll('#arm-table tbody tr')].map(r => r.dataset.arm), \
+    cdf_items: document.querySelector('#chart-cdf').dataset.items };";
+
+#[test]
+fn a_permalink_reopens_the_same_view() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let first = open_at(&server, "permalink-a", SUB_PATH);
+    let history = first.exec("return history.length;", json!([]));
+    let default_state = first.exec(STATE_JS, json!([]));
+
+    // Change every part of the state the link carries.
+    first.click("#controls .scale button:nth-of-type(2)");
+    first.click("#controls input[data-facet='tcp']");
+    first.click("#arm-table button[data-sort='p99']");
+    first.click("#arm-table button[data-sort='p99']");
+    first.click("#run-list tbody tr:nth-child(2) button:nth-of-type(1)");
+    // An arm the CDF can draw that is not in its default pick (the first full and the
+    // first resumed arm with samples) and that the TCP filter leaves.
+    let drawable: Vec<&shared::Arm> = fx
+        .evidence
+        .arms
+        .iter()
+        .filter(|a| !a.samples_us.is_empty() && a.latency_us.is_some())
+        .filter(|a| a.error.is_none() && a.skipped.is_none())
+        .collect();
+    let default_pick: Vec<&str> = [shared::Mode::Full, shared::Mode::Resumed]
+        .iter()
+        .filter_map(|m| drawable.iter().find(|a| a.mode == *m))
+        .map(|a| a.id.as_str())
+        .collect();
+    let resumed = drawable
+        .iter()
+        .rev()
+        .find(|a| a.protocol != shared::Protocol::Tcp && !default_pick.contains(&a.id.as_str()))
+        .expect("a drawable arm outside the default pick")
+        .id
+        .clone();
+    first.click(&format!("#cdf-section input[data-arm='{resumed}']"));
+    first.exec(
+        "const s = document.querySelector('#compare-arm'); s.value = arguments[0]; \
+         s.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([resumed]),
+    );
+    let state = first.wait_for(
+        "the compared arm",
+        &format!(
+            "document.querySelector('#compare-arm').value == '{resumed}' && \
+             new URLSearchParams(location.search).get('arm') == '{resumed}'"
+        ),
+    );
+    assert_eq!(state, json!(true));
+    let state = first.exec(STATE_JS, json!([]));
+    assert_ne!(state, default_state, "the clicks changed the view");
+    assert_eq!(state["scale"], json!(["linear"]), "{state}");
+    assert_eq!(state["off"], json!(["protocol:tcp"]), "{state}");
+    assert_eq!(state["sort"], json!(["p99 descending"]), "{state}");
+    assert_eq!(state["hidden"].as_array().unwrap().len(), 1, "{state}");
+    let url = first
+        .exec("return location.href;", json!([]))
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        first.exec("return history.length;", json!([])),
+        history,
+        "the URL is replaced, not pushed once per click"
+    );
+    let path = url
+        .strip_prefix(&server.url)
+        .expect("the URL stays on the server");
+    assert!(
+        path.starts_with(&format!("{SUB_PATH}?")),
+        "the state is in the query under the sub-path: {path}"
+    );
+    drop(first);
+
+    // A fresh browser (new profile) opening the link sees the same view.
+    let second = open_at(&server, "permalink-b", path);
+    let reopened = second.exec(STATE_JS, json!([]));
+    assert_eq!(reopened, state, "{path}");
+    let url_again = second.exec("return location.href;", json!([]));
+    assert_eq!(url_again, json!(url), "the link is kept as it was");
+}
+
+#[test]
+fn unknown_or_broken_url_state_is_ignored() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let plain = open_at(&server, "url-plain", SUB_PATH);
+    let default_state = plain.exec(STATE_JS, json!([]));
+    drop(plain);
+    let junk = "?scale=sideways&sort=-nope&off=%zz,protocol:,:x&hide=%E9&pick=a:b,%&arm=%2&x=1&&=";
+    let browser = open_at(&server, "url-junk", &format!("{SUB_PATH}{junk}"));
+    let state = browser.exec(STATE_JS, json!([]));
+    assert_eq!(state, default_state, "{junk}");
+    let panic = browser.exec("return document.querySelector('#panic').hidden;", json!([]));
+    assert_eq!(panic, json!(true), "no panic");
+}
+
+/// Downloads are caught in the page: the anchor's click records its name and URL, an
+/// object URL's blob is read as text (the page revokes the URL right after the click).
+const CATCH_JS: &str = "window.__dl = []; const blobs = new Map(); \
+    const make = URL.createObjectURL; \
+    URL.createObjectURL = b => { const u = make(b); blobs.set(u, b); return u; }; \
+    HTMLAnchorElement.prototype.click = function () { \
+      const e = {name: this.download, href: this.href, text: null}; window.__dl.push(e); \
+      const b = blobs.get(this.href); \
+      if (b) { e.type = b.type; b.text().then(t => e.text = t); } else { e.text = ''; } };";
+
+#[test]
+fn charts_download_as_png_and_svg_and_the_table_as_markdown() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = open_at(&server, "downloads", SUB_PATH);
+    browser.exec(CATCH_JS, json!([]));
+    let ids = browser.exec(
+        "return [...document.querySelectorAll('canvas')].map(c => c.id);",
+        json!([]),
+    );
+    let ids: Vec<String> = serde_json::from_value(ids).unwrap();
+    assert!(ids.len() >= 10, "{ids:?}");
+    browser.exec(
+        "document.querySelectorAll('.chart .export button').forEach(b => b.click()); \
+         document.querySelector('#md-download').click();",
+        json!([]),
+    );
+    let n = 2 * ids.len() + 1;
+    browser.wait_for(
+        "every download",
+        &format!("window.__dl.length == {n} && window.__dl.every(d => d.text !== null)"),
+    );
+    // Per chart: the PNG's size and magic number, and the SVG parsed by the browser's
+    // XML parser: no parse error, and its coloured marks (bars, lines, points; axes,
+    // grid and text are grey or black).
+    let checked = browser.exec(
+        "return window.__dl.filter(d => d.name.endsWith('.png') || d.name.endsWith('.svg')).map(d => { \
+           if (d.name.endsWith('.png')) { \
+             const b64 = d.href.split(',')[1] || ''; \
+             return {name: d.name, png: d.href.startsWith('data:image/png;base64,'), \
+                     bytes: atob(b64).length, magic: atob(b64).slice(1, 4)}; } \
+           const doc = new DOMParser().parseFromString(d.text, 'image/svg+xml'); \
+           const grey = c => { const m = /^#([0-9A-F]{2})([0-9A-F]{2})([0-9A-F]{2})$/i.exec(c || ''); \
+             if (!m) return true; const v = m.slice(1).map(h => parseInt(h, 16)); \
+             return Math.max(...v) - Math.min(...v) < 50; }; \
+           const marks = [...doc.querySelectorAll('rect, polyline, polygon, line, circle')] \
+             .filter(e => !grey(e.getAttribute('fill')) || !grey(e.getAttribute('stroke'))).length; \
+           return {name: d.name, type: d.type, root: doc.documentElement.nodeName, \
+                   errors: doc.getElementsByTagName('parsererror').length, marks: marks, \
+                   texts: doc.querySelectorAll('text').length}; });",
+        json!([]),
+    );
+    let checked = checked.as_array().unwrap();
+    for id in &ids {
+        let png = checked
+            .iter()
+            .find(|d| d["name"] == json!(format!("{id}.png")))
+            .unwrap_or_else(|| panic!("no PNG for {id}"));
+        assert_eq!(png["png"], json!(true), "{png}");
+        assert_eq!(png["magic"], json!("PNG"), "{png}");
+        assert!(png["bytes"].as_u64() > Some(2_000), "{png}");
+        let svg = checked
+            .iter()
+            .find(|d| d["name"] == json!(format!("{id}.svg")))
+            .unwrap_or_else(|| panic!("no SVG for {id}"));
+        assert_eq!(svg["type"], json!("image/svg+xml"), "{svg}");
+        assert_eq!(svg["root"], json!("svg"), "{svg}");
+        assert_eq!(svg["errors"], json!(0), "{svg}");
+        assert!(svg["texts"].as_u64() >= Some(3), "axis labels: {svg}");
+        assert!(
+            svg["marks"].as_u64() >= Some(2),
+            "only axes, no marks: {svg}"
+        );
+    }
+    // The percentile chart's SVG has a p50 bar (#1F77B4) per arm with a latency.
+    let p50_bars = browser.exec(
+        "const d = window.__dl.find(d => d.name == 'chart-percentiles-0.svg'); \
+         const doc = new DOMParser().parseFromString(d.text, 'image/svg+xml'); \
+         return [...doc.querySelectorAll('rect[fill=\"#1F77B4\"]')].filter(r => Number(r.getAttribute('y')) >= 19).length;",
+        json!([]),
+    );
+    let with_latency = fx
+        .evidence
+        .arms
+        .iter()
+        .filter(|a| a.latency_us.is_some() && a.error.is_none() && a.skipped.is_none())
+        .count();
+    assert_eq!(p50_bars, json!(with_latency), "p50 bars in the SVG");
+
+    let md = browser.exec(
+        "const d = window.__dl.find(d => d.name == 'handshake-lab-arms.md'); return [d.type, d.text];",
+        json!([]),
+    );
+    let text = md[1].as_str().unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let rows = browser.exec(
+        "return document.querySelectorAll('#arm-table tbody tr').length;",
+        json!([]),
+    );
+    assert!(md[0].as_str().unwrap().starts_with("text/markdown"), "{md}");
+    assert_eq!(Some(lines.len() as u64), rows.as_u64().map(|r| r + 2));
+    assert!(
+        lines[0].starts_with("| run | arm | protocol |"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].starts_with("|:---|"), "{}", lines[1]);
+}
+
+#[test]
+fn controls_are_named_and_every_chart_has_its_data_as_text() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = open_at(&server, "a11y", SUB_PATH);
+    let unnamed = browser.exec(
+        "return [...document.querySelectorAll('button, input, select, summary, a[href]')] \
+         .filter(e => !(e.getAttribute('aria-label') || (e.labels && e.labels.length) || e.textContent.trim())) \
+         .map(e => e.outerHTML.slice(0, 120));",
+        json!([]),
+    );
+    assert_eq!(unnamed, json!([]), "controls without a name");
+    let charts = browser.exec(
+        "return [...document.querySelectorAll('.chart')].map(c => { const cv = c.querySelector('canvas'); \
+           return {id: cv.id, label: cv.getAttribute('aria-label') || '', role: cv.getAttribute('role'), \
+                   items: Number(cv.dataset.items), \
+                   rows: c.querySelectorAll('details.as-text tbody tr').length, \
+                   after: c.parentElement.querySelectorAll('details.stack-speedups li, details.phases tbody tr').length, \
+                   buttons: [...c.querySelectorAll('.export button')].map(b => b.getAttribute('aria-label'))}; });",
+        json!([]),
+    );
+    for c in charts.as_array().unwrap() {
+        assert_eq!(c["role"], json!("img"), "{c}");
+        assert!(c["label"].as_str().unwrap().len() > 10, "{c}");
+        let id = c["id"].as_str().unwrap();
+        // The stacks' speedups and the phases have their own list and table.
+        if id.starts_with("chart-stack-speedups-") || id.starts_with("chart-phases-") {
+            assert!(c["after"].as_u64() >= Some(1), "{c}");
+        } else {
+            assert_eq!(c["rows"], c["items"], "one text row per chart row: {c}");
+        }
+        let buttons = c["buttons"].as_array().unwrap();
+        assert_eq!(buttons.len(), 2, "{c}");
+        assert!(buttons[0].as_str().unwrap().ends_with("as PNG"), "{c}");
+        assert!(buttons[1].as_str().unwrap().ends_with("as SVG"), "{c}");
+    }
+}
+
+#[test]
+fn the_site_works_under_a_project_pages_sub_path() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let browser = open_at(&server, "sub-path", SUB_PATH);
+    let ink = browser.exec(
+        "return [...document.querySelectorAll('canvas')].map(c => { \
+           const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let ink = 0; \
+           for (let i = 0; i < d.length; i += 4 * 7) if (d[i] < 200 || d[i+1] < 200 || d[i+2] < 200) ink++; \
+           return ink; });",
+        json!([]),
+    );
+    let ink = ink.as_array().unwrap();
+    assert!(ink.len() >= 10, "{ink:?}");
+    assert!(
+        ink.iter().all(|n| n.as_u64() > Some(100)),
+        "a blank canvas: {ink:?}"
+    );
+    let runs = browser.exec(
+        "return document.querySelectorAll('#run-list tbody tr').length;",
+        json!([]),
+    );
+    assert_eq!(runs, json!(2));
+    // Every file the page fetched (wasm, JS, index, evidence) came from under the sub-path.
+    let fetched = browser.exec(
+        "return [location.href, performance.getEntriesByType('resource').map(e => e.name)];",
+        json!([]),
+    );
+    let base = format!("{}{SUB_PATH}", server.url);
+    let names: Vec<String> = serde_json::from_value(fetched[1].clone()).unwrap();
+    for file in [
+        "viewer.js",
+        "viewer_bg.wasm",
+        "results/index.json",
+        "results/second.json",
+    ] {
+        assert!(
+            names.contains(&format!("{base}{file}")),
+            "{file} from {base}: {names:?}"
+        );
+    }
+    // (The browser's own request for the host's /favicon.ico aside.)
+    let favicon = format!("{}favicon.ico", server.url);
+    for name in names.iter().filter(|n| **n != favicon) {
+        assert!(name.starts_with(&base), "{name} is outside {base}");
+    }
+}

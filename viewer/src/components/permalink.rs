@@ -1,0 +1,85 @@
+//! The page state in the address bar (see [`crate::data::permalink`]): read once at
+//! start, rewritten in place (`history.replaceState`, so no history entry per click).
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::data::derive::ArmRef;
+use crate::data::filter::ArmFilter;
+use crate::data::load::RunSet;
+use crate::data::permalink::{merge_query, Permalink};
+
+/// The state named by the page's URL (the default state when there is none).
+pub fn read() -> Permalink {
+    let search = web_sys::window().and_then(|w| w.location().search().ok());
+    Permalink::parse(&search.unwrap_or_default())
+}
+
+/// Puts `query` (this page's state) into the URL, keeping the path, the other
+/// parameters and the fragment.
+fn write(query: &str) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let location = window.location();
+    let (Ok(path), Ok(search), Ok(hash)) =
+        (location.pathname(), location.search(), location.hash())
+    else {
+        return;
+    };
+    let query = merge_query(&search, query);
+    let url = match query.is_empty() {
+        true => format!("{path}{hash}"),
+        false => format!("{path}?{query}{hash}"),
+    };
+    if url != format!("{path}{search}{hash}") {
+        if let Ok(history) = window.history() {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+        }
+    }
+}
+
+/// The state the link sets once the start-up load is in.
+pub struct Targets {
+    pub filter: UseStateHandle<ArmFilter>,
+    pub picked: UseStateHandle<Option<Vec<ArmRef>>>,
+    pub arm: UseStateHandle<Option<String>>,
+    pub hide: Callback<u32>,
+}
+
+/// Applies `link` when the start-up load is done (`ready`), once; from then on keeps
+/// the URL's state equal to `now`, the page's current state as a query.
+#[hook]
+pub fn use_permalink(
+    link: Rc<Permalink>,
+    set: Rc<RunSet>,
+    ready: bool,
+    targets: Targets,
+    now: String,
+) {
+    let applied = use_mut_ref(|| false);
+    {
+        let applied = applied.clone();
+        use_effect_with(ready, move |ready| {
+            if *ready && !*applied.borrow() {
+                targets.filter.set(link.filter(&set));
+                if link.picks.is_some() {
+                    targets.picked.set(link.picks(&set));
+                }
+                if let Some(arm) = link.arm(&set) {
+                    targets.arm.set(Some(arm));
+                }
+                for key in link.hidden_keys(&set) {
+                    targets.hide.emit(key);
+                }
+                *applied.borrow_mut() = true;
+            }
+        });
+    }
+    use_effect_with(now, move |now| {
+        if *applied.borrow() {
+            write(now);
+        }
+    });
+}
