@@ -1,22 +1,24 @@
-//! Peer arms: the original lab's tools — `openssl s_time` against `openssl s_server` and
-//! against our rustls server, the rustls client against `openssl s_server`, and Python's
-//! `ssl` module — run and checked by the collector, beside the rustls arms.
+//! The peer phase: other TLS stacks (OpenSSL's tools, Python's `ssl`, …), each in its own
+//! folder under `arms/` and one line in [`plan::STACKS`], run and checked by the collector
+//! beside the rustls arms. This module is the orchestration they share: the plan, looking
+//! up tools, the private folder for keys and configs ([`private_dir`], [`files`]), peer
+//! processes ([`process`]) and their readiness ([`ready`]), and the shared latency loop.
 //!
 //! A tool that is not on PATH makes its arms *skipped* (with the reason) unless
 //! `--require-peers`; a tool that fails makes its arms errors. Keys and certificates go
 //! to a [`private_dir::PrivateDir`] that is removed on every way out.
 
-mod openssl_run;
-mod plan;
+pub mod files;
+pub mod plan;
 pub mod private_dir;
-mod rate;
+pub mod process;
+pub mod ready;
 mod run;
 
 use std::path::{Path, PathBuf};
 
-pub use plan::{PeerArm, Tool};
-pub use run::{Context, PeerResults, Phase};
-
+pub use plan::{PeerArm, PeerStack, Tool};
+pub use run::{Context, PeerResults, Phase, Work};
 /// The peer arms' flags (flattened into `collector run`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct PeerArgs {
