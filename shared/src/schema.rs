@@ -653,6 +653,14 @@ string_enum!(
         OpensslSServer = "openssl-s_server",
         /// Python's `ssl` module (the original lab's Arm A).
         PythonSsl = "python-ssl",
+        /// nginx (server; OpenSSL inside), run by the collector on loopback.
+        Nginx = "nginx",
+        /// Caddy (server; Go's crypto/tls), run by the collector on loopback.
+        Caddy = "caddy",
+        /// GnuTLS's `gnutls-serv` (server).
+        GnutlsServ = "gnutls-serv",
+        /// GnuTLS's `gnutls-cli` (client).
+        GnutlsCli = "gnutls-cli",
     }
 );
 

@@ -10,7 +10,10 @@
 //! [`server`] and [`guard`] are the in-process server thread every rustls-side server
 //! shares (plain TCP, rustls, the rustls server s_time faces, `collector serve`).
 
+pub mod caddy;
+pub mod gnutls;
 pub mod guard;
+pub mod nginx;
 pub mod openssl;
 pub mod python;
 pub mod rustls;

@@ -43,6 +43,11 @@ pub struct PeerArgs {
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(2..=100))]
     pub peer_slices: u64,
 
+    /// Test only: nginx keeps no sessions and issues no tickets (`ssl_session_cache off;
+    /// ssl_session_tickets off;`), so its resumed arms must come out as errors.
+    #[arg(long, hide = true)]
+    pub nginx_resumption_off: bool,
+
     /// Timed connections per latency peer arm (Python ssl; rustls client against
     /// openssl s_server) [default: 300, or 100 with --quick].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]

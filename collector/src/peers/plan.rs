@@ -19,7 +19,13 @@ use crate::evidence::build_arm;
 use crate::measure::{ArmRun, Plan};
 
 /// The peer stacks, in the order their arms are planned and run.
-pub static STACKS: &[&dyn PeerStack] = &[&arms::openssl::Peer, &arms::python::Peer];
+pub static STACKS: &[&dyn PeerStack] = &[
+    &arms::openssl::Peer,
+    &arms::python::Peer,
+    &arms::nginx::Peer,
+    &arms::caddy::Peer,
+    &arms::gnutls::Peer,
+];
 
 /// A program a peer arm needs on PATH, and how to ask it its version.
 #[derive(Clone, Copy)]

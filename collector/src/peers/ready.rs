@@ -4,14 +4,21 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
+use rustls::client::Resumption;
+use rustls::{ClientConfig, RootCertStore};
+use shared::{CertKind, KxGroup, Protocol};
 
-use crate::arms::rustls::TlsClient;
+use crate::arms::rustls::{provider, TlsClient};
 use crate::arms::{ArmSpec, PhaseRecording, SessionOptions};
 use crate::certs::CertStore;
 
 /// One full handshake to `addr` with the rustls client of `spec` (recording off), which
 /// trusts only the run's CA: Ok only if the server presents the run's own leaf for
 /// `spec`'s certificate kind. What a peer server must pass before it is measured.
+///
+/// Under TLS 1.2 with an ECDSA leaf, OpenSSL and Go use the certificate only if the client
+/// lists its curve, so there the probe also lists the leaf's curve (after the arm's group):
+/// a server for `openssl s_time`, which lists every curve, is then probed as it is used.
 pub fn presents_leaf(
     spec: &ArmSpec,
     certs: &CertStore,
@@ -26,12 +33,38 @@ pub fn presents_leaf(
         ..*spec
     };
     let opts = SessionOptions::loopback(io_timeout, false);
-    let client = TlsClient::new(&probe, certs, &opts)?;
+    let client = match tls12_ecdsa_curve(&probe) {
+        None => TlsClient::new(&probe, certs, &opts)?,
+        Some(curve) => {
+            let set = certs.get(probe.cert.expect("a TLS arm has a cert"))?;
+            let mut p = (*provider(probe.kx_group.expect("a TLS arm has a group"))).clone();
+            p.kx_groups
+                .extend(provider(curve).kx_groups.iter().copied());
+            let mut roots = RootCertStore::empty();
+            roots.add(set.ca.clone())?;
+            let mut config = ClientConfig::builder_with_provider(p.into())
+                .with_protocol_versions(&[&rustls::version::TLS12])?
+                .with_root_certificates(roots)
+                .with_no_client_auth();
+            config.resumption = Resumption::disabled();
+            TlsClient::with_config(&probe, config, set.leaf.clone(), &opts)?
+        }
+    };
     let h = client.handshake(addr)?;
     match client.facts(&h).and_then(|f| f.expected_cert) {
         Some(true) => Ok(()),
         _ => bail!("the server on {addr} did not present the run's leaf"),
     }
+}
+
+/// The leaf's curve, where a TLS 1.2 ECDSA arm pins another group.
+fn tls12_ecdsa_curve(spec: &ArmSpec) -> Option<KxGroup> {
+    let curve = match spec.cert? {
+        CertKind::EcdsaP256 => KxGroup::Secp256r1,
+        CertKind::EcdsaP384 => KxGroup::Secp384r1,
+        _ => return None,
+    };
+    (spec.protocol == Protocol::Tls12 && spec.kx_group != Some(curve)).then_some(curve)
 }
 
 #[cfg(test)]

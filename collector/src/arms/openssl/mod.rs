@@ -4,7 +4,7 @@
 //! rustls ends that face them, and the rate arms' evidence ([`rate`]). [`run`] runs them.
 
 pub mod rate;
-mod run;
+pub mod run;
 pub mod s_server;
 pub mod s_time;
 pub mod s_time_output;
@@ -260,7 +260,7 @@ impl PeerStack for Peer {
 }
 
 /// Under TLS 1.2, OpenSSL uses an ECDSA certificate only if the client lists its curve.
-fn ecdsa_tls12_skip(spec: &ArmSpec) -> Option<String> {
+pub fn ecdsa_tls12_skip(spec: &ArmSpec) -> Option<String> {
     let curve = match spec.cert? {
         CertKind::EcdsaP256 => KxGroup::Secp256r1,
         CertKind::EcdsaP384 => KxGroup::Secp384r1,

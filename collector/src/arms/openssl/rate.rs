@@ -104,9 +104,16 @@ fn honesty_error(
             connections - reused
         )),
         Mode::Full if reused > 0 => Some(format!("{reused} of {connections} `-new` connections resumed")),
+        Mode::Full => match server {
+            Some(s) if s.resumed > 0 => Some(format!(
+                "the server saw {} resumed handshakes during the `-new` slices",
+                s.resumed
+            )),
+            _ => None,
+        },
         Mode::Resumed => match server {
             Some(s) if s.resumed < reused => Some(format!(
-                "s_time reported {reused} resumed connections but the rustls server saw only {}",
+                "s_time reported {reused} resumed connections but the server saw only {}",
                 s.resumed
             )),
             _ => None,

@@ -119,7 +119,7 @@ pub(super) fn run(w: &Work, idx: &[usize], records: &mut [Option<Arm>]) -> Resul
         s_servers: &mut s_servers,
         rustls: &rustls_servers,
     };
-    s_time_slices(w, &s_time, &mut servers, records)?;
+    s_time_slices(w, &s_time, &mut servers, version, records)?;
     for (i, e) in errors {
         records[i] = Some(w.arms[i].error_arm(Some(version.to_string()), e));
     }
@@ -182,15 +182,16 @@ pub trait SliceServer {
 }
 
 /// s_time arms `idx` (each an [`STimeArm`]): `--peer-slices` runs per arm, interleaved
-/// across arms in a seeded order; each arm gets its record (interrupted arms with no
-/// slice get none).
+/// across arms in a seeded order; each arm gets its record, with `version` as its peer
+/// version (interrupted arms with no slice get none).
 pub fn s_time_slices(
     w: &Work,
     idx: &[usize],
     servers: &mut dyn SliceServer,
+    version: &str,
     records: &mut [Option<Arm>],
 ) -> Result<()> {
-    let (program, version) = w.tool("openssl")?;
+    let (program, _) = w.tool("openssl")?;
     let mut runs: BTreeMap<usize, STimeRun> =
         idx.iter().map(|&i| (i, STimeRun::default())).collect();
     let (slices, slice_s) = (
