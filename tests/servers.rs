@@ -6,7 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use e2e::{collector, read_evidence, scratch};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use e2e::{collector, interrupt, read_evidence, scratch};
 use shared::{Arm, ArmKind, ComparisonKind, Evidence, Mode, Stack};
 
 fn text(b: &[u8]) -> String {
@@ -279,4 +282,77 @@ fn a_server_stack_not_on_path_is_skipped_or_with_require_peers_an_error() {
         stderr.contains("--require-peers") && stderr.contains("`caddy`"),
         "{stderr}"
     );
+}
+
+#[test]
+fn ctrl_c_stops_nginx_and_removes_its_folder() {
+    let base = scratch("servers-ctrl-c");
+    let tmp = base.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let child = collector()
+        .args([
+            "run",
+            "--quick",
+            "--no-floor",
+            "--certs",
+            "rsa2048",
+            "--groups",
+            "x25519",
+        ])
+        .args([
+            "--arms",
+            "rustls-vs-nginx",
+            "--peer-samples",
+            "1000000",
+            "--out",
+        ])
+        .arg(base.join("results"))
+        .env("TMPDIR", &tmp)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id().to_string();
+    // Wait until an nginx is a child of the collector (its servers start before measuring).
+    let nginx_children = || {
+        let out = Command::new("pgrep")
+            .args(["-P", &pid, "-x", "nginx"])
+            .output()
+            .unwrap();
+        text(&out.stdout)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let mut waited = Duration::ZERO;
+    while nginx_children().len() < 3 && waited < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(100));
+        waited += Duration::from_millis(100);
+    }
+    let children = nginx_children();
+    assert!(
+        children.len() >= 3,
+        "one nginx per setup is running: {children:?}"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let out = interrupt(child);
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "stderr: {}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "private folder removed"
+    );
+    for c in children {
+        assert!(
+            !Path::new(&format!("/proc/{c}")).exists()
+                || std::fs::read_to_string(format!("/proc/{c}/stat"))
+                    .is_ok_and(|s| s.contains(") Z ")),
+            "nginx {c} still running"
+        );
+    }
 }
