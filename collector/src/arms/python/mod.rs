@@ -14,84 +14,19 @@ use serde_json::{json, Value};
 use shared::{CertKind, Mode, Protocol, Side};
 
 use script::{overall_limit, run_script};
-use shared::{Arm, Stack};
 
 use super::{ArmSpec, Handshake};
 use crate::measure::{check_side, ArmRun, Plan};
 use crate::peers::files::PemFiles;
 use crate::peers::private_dir::PrivateDir;
 use crate::peers::process::Guarded;
-use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+pub use peer::{Peer, PYTHON};
 
+mod peer;
 mod script;
 
 /// The script, as kept in the repository.
 pub const SCRIPT: &str = include_str!("../../../peers/python_arm.py");
-
-/// The `python3` program.
-pub const PYTHON: Tool = Tool {
-    program: "python3",
-    version,
-};
-
-/// Python's `ssl` module, client and server in one process: the original lab's Arm A.
-pub struct Peer;
-
-impl PeerStack for Peer {
-    fn name(&self) -> &'static str {
-        "python"
-    }
-
-    fn plan(&self, certs: &[CertKind], _groups: &[shared::KxGroup]) -> Vec<PeerArm> {
-        arms(certs)
-            .into_iter()
-            .map(|spec| {
-                PeerArm::new(
-                    self.name(),
-                    format!("python-{spec}"),
-                    spec,
-                    (Stack::PythonSsl, Stack::PythonSsl, Stack::PythonSsl),
-                    vec![PYTHON],
-                    if spec.protocol == Protocol::Tcp {
-                        TCP_WINDOW
-                    } else {
-                        TIMED_WINDOW
-                    }
-                    .into(),
-                    (),
-                )
-            })
-            .collect()
-    }
-
-    /// One run of the embedded script for all of its arms.
-    fn run(&self, w: &Work, idx: &[usize], records: &mut [Option<Arm>]) -> Result<()> {
-        let (program, version) = w.tool(PYTHON.program)?;
-        eprintln!("collector: peer arms: Python ssl ({} arms)", idx.len());
-        let specs: Vec<ArmSpec> = idx.iter().map(|&i| w.arms[i].spec).collect();
-        match run(program, w.dir, w.files, &specs, w.plan, w.ctx.io_timeout) {
-            Ok((reported, runs)) => {
-                for (&i, run) in idx.iter().zip(runs) {
-                    records[i] = Some(w.arms[i].measured_arm(Some(reported.clone()), &run));
-                }
-            }
-            Err(_) if w.stopped() => {}
-            Err(e) => {
-                for &i in idx {
-                    records[i] = Some(w.arms[i].error_arm(
-                        Some(version.to_string()),
-                        format!("the Python arm script failed: {e:#}"),
-                    ));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn settings(&self, _args: &PeerArgs, _plan: &Plan) -> Vec<(&'static str, String)> {
-        vec![("peer_python", "collector/peers/python_arm.py (embedded), stdin plan, stdout JSON with one record per connection; TCP_NODELAY on both ends, SO_LINGER {on,0} on the client; client and server threads in one process; resumed arms: one server SSLContext for every connection, the client takes sock.session after reading the app byte; session_reused checked per connection on both ends; groups: OpenSSL defaults (Python 3.11 cannot pin them)".into())]
-    }
-}
 
 /// What one sample covers (written into the evidence).
 pub const TIMED_WINDOW: &str = "Python ssl, in the order real clients do it: from before the client's socket is created (socket(), TCP_NODELAY, SO_LINGER {on, 0}, timeout); connect(); then SSLContext.wrap_socket, which builds the ClientHello and returns with the handshake complete; excludes the server's 1-byte app record (read after the timer; the resumed arms take the session only after it, so TLS 1.3 tickets have arrived) and close. Server: a thread in the same Python process, one SSLContext per arm for every connection; the GIL is released during OpenSSL calls";
