@@ -56,7 +56,7 @@ fn peer_arms_show_where_s_time_goes_wrong_and_python_done_right() {
         "peers-real",
         &[
             "--arms",
-            "s_time-,rustls-vs-s_server,python-",
+            "s_time-*-vs-s_server,s_time-*-vs-rustls,rustls-vs-s_server,python-",
             "--require-peers",
             "--peer-seconds",
             "0.6",
@@ -203,7 +203,7 @@ fn without_openssl_on_path_its_arms_are_skipped_and_evidence_is_valid() {
     let empty = scratch("peers-empty-path-bin");
     let (out, dir, _) = run_peers(
         "peers-no-openssl",
-        &["--arms", "s_time-tls12-new,python-tcp"],
+        &["--arms", "s_time-tls12-new-rsa*,python-tcp"],
         Some(&empty),
     );
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
@@ -229,7 +229,7 @@ fn without_openssl_on_path_its_arms_are_skipped_and_evidence_is_valid() {
     // --require-peers turns the missing tool into an error, before measuring.
     let (out, dir, _) = run_peers(
         "peers-required",
-        &["--arms", "s_time-tls12-new", "--require-peers"],
+        &["--arms", "s_time-tls12-new-rsa*", "--require-peers"],
         Some(&empty),
     );
     assert_eq!(out.status.code(), Some(1));

@@ -607,9 +607,21 @@ pub enum ComparisonKind {
 macro_rules! string_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $s:literal),+ $(,)? }) => {
         $(#[$m])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
         pub enum $name {
             $($(#[$vm])* #[serde(rename = $s)] $var,)+
+        }
+        // By hand rather than derived: a lookup in `ALL` by name, the same names and the
+        // same error as the derive, and far less code in the viewer's wasm (six enums).
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                $name::ALL
+                    .iter()
+                    .copied()
+                    .find(|v| v.as_str() == s)
+                    .ok_or_else(|| serde::de::Error::unknown_variant(&s, &[$($s),+]))
+            }
         }
         impl $name {
             /// Every value, in declaration order.
@@ -653,6 +665,14 @@ string_enum!(
         OpensslSServer = "openssl-s_server",
         /// Python's `ssl` module (the original lab's Arm A).
         PythonSsl = "python-ssl",
+        /// nginx (server; OpenSSL inside), run by the collector on loopback.
+        Nginx = "nginx",
+        /// Caddy (server; Go's crypto/tls), run by the collector on loopback.
+        Caddy = "caddy",
+        /// GnuTLS's `gnutls-serv` (server).
+        GnutlsServ = "gnutls-serv",
+        /// GnuTLS's `gnutls-cli` (client).
+        GnutlsCli = "gnutls-cli",
     }
 );
 

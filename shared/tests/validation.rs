@@ -88,6 +88,33 @@ fn wrong_type_names_its_path() {
 }
 
 #[test]
+fn every_stack_name_reads_back_and_others_are_refused_with_the_known_names() {
+    for stack in shared::Stack::ALL {
+        let mut v = sample_value();
+        v["arms"][0]["server_stack"] = json!(stack.as_str());
+        assert_eq!(read(&v).unwrap().arms[0].server_stack, *stack);
+    }
+    for (bad, said) in [(json!("lighttpd"), "lighttpd"), (json!(7), "integer")] {
+        let mut v = sample_value();
+        v["arms"][0]["server_stack"] = bad;
+        match read(&v).unwrap_err() {
+            EvidenceError::Field { path, message } => {
+                assert_eq!(path, "arms[0].server_stack");
+                assert!(message.contains(said), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let mut v = sample_value();
+    v["arms"][0]["server_stack"] = json!("lighttpd");
+    let message = read(&v).unwrap_err().to_string();
+    assert!(
+        message.contains("`nginx`") && message.contains("`gnutls-cli`"),
+        "{message}"
+    );
+}
+
+#[test]
 fn paths_are_named_in_the_collectors_text_form_too() {
     // One field a line, arrays inline: the error's line and column lead to the field.
     let text =

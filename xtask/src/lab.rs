@@ -19,9 +19,9 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
             "unknown lab flag(s) {own:?}; lab takes `--no-serve`, and collector flags after `--`, e.g. `cargo xtask lab -- --quick`"
         ),
     };
-    // The default run includes the peer arms (openssl s_time / s_server, Python ssl).
-    crate::tools::ensure_apt("openssl", &["openssl"])?;
-    crate::tools::ensure_apt("python3", &["python3"])?;
+    // The default run includes the peer arms (openssl s_time / s_server, Python ssl,
+    // nginx, Caddy, GnuTLS).
+    crate::tools::ensure_peer_stacks()?;
     let results = root().join("results");
     step(format!(
         "collecting on defaults (release build) into {}",

@@ -17,9 +17,9 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     tools::ensure_rust_target(crate::wasm::TARGET)?;
     tools::ensure_apt("chromium", &["chromium", "chromium-driver"])?;
     tools::ensure_apt("chromedriver", &["chromium-driver"])?;
-    // Peer arms run openssl and Python; emulated RTT and two-host tests need iproute2.
-    tools::ensure_apt("openssl", &["openssl"])?;
-    tools::ensure_apt("python3", &["python3"])?;
+    // Peer arms run openssl, Python, nginx, Caddy and GnuTLS; emulated RTT and two-host
+    // tests need iproute2.
+    tools::ensure_peer_stacks()?;
     tools::ensure_apt("ip", &["iproute2"])?;
     step("running unit and end-to-end tests (the site tests run headless Chromium)");
     // Root-only tests (network namespaces, TUN) fail here rather than skip.

@@ -94,6 +94,23 @@ pub fn ensure_apt(program: &str, packages: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// The peer stacks' programs (Debian packages). Installing `nginx` or `caddy` may also
+/// start the distribution's own service (nginx on port 80) where an init system runs:
+/// harmless, and the collector never uses it (it runs its own on loopback ports).
+pub fn ensure_peer_stacks() -> Result<()> {
+    for (program, packages) in [
+        ("openssl", &["openssl"][..]),
+        ("python3", &["python3"]),
+        ("nginx", &["nginx"]),
+        ("caddy", &["caddy"]),
+        ("gnutls-serv", &["gnutls-bin"]),
+        ("gnutls-cli", &["gnutls-bin"]),
+    ] {
+        ensure_apt(program, packages)?;
+    }
+    Ok(())
+}
+
 /// Adds a rustup target unless it is installed already.
 pub fn ensure_rust_target(target: &str) -> Result<()> {
     let out = Command::new("rustup")

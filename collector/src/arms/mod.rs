@@ -3,15 +3,22 @@
 //! An arm is a value ([`ArmSpec`]); starting it ([`ArmSpec::start`]) gives a
 //! [`Session`]: a server thread on loopback plus a client that makes one connection per
 //! call. The timing loop in [`crate::measure`] drives every kind of session the same way.
+//!
+//! Every TLS stack has one folder here: how one connection is made and checked for it
+//! ([`rustls`], [`openssl`], [`python`], …). The stacks other than rustls are *peers*: each
+//! is one line in [`crate::peers::plan::STACKS`], which runs them beside the rustls arms.
+//! [`server`] and [`guard`] are the in-process server thread every rustls-side server
+//! shares (plain TCP, rustls, the rustls server s_time faces, `collector serve`).
 
+pub mod caddy;
+pub mod gnutls;
 pub mod guard;
+pub mod nginx;
 pub mod openssl;
 pub mod python;
-pub mod s_time;
-pub mod script;
+pub mod rustls;
 pub mod server;
 pub mod tcp;
-pub mod tls;
 pub mod trace;
 
 use std::fmt;
@@ -160,7 +167,7 @@ impl ArmSpec {
         match self.protocol {
             Protocol::Tcp => Ok(Box::new(tcp::TcpSession::start(opts)?)),
             Protocol::Tls12 | Protocol::Tls13 => {
-                Ok(Box::new(tls::TlsSession::start(self, certs, opts)?))
+                Ok(Box::new(rustls::TlsSession::start(self, certs, opts)?))
             }
         }
     }
@@ -190,10 +197,10 @@ pub struct Outcome {
 /// Facts about one completed handshake, as one end reports them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Handshake {
-    pub kind: rustls::HandshakeKind,
-    pub protocol: Option<rustls::ProtocolVersion>,
-    pub kx_group: Option<rustls::NamedGroup>,
-    pub cipher_suite: Option<rustls::CipherSuite>,
+    pub kind: ::rustls::HandshakeKind,
+    pub protocol: Option<::rustls::ProtocolVersion>,
+    pub kx_group: Option<::rustls::NamedGroup>,
+    pub cipher_suite: Option<::rustls::CipherSuite>,
     /// Client side: whether the server presented the arm's own leaf certificate
     /// (None where not checked, e.g. on the server side).
     pub expected_cert: Option<bool>,

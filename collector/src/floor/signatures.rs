@@ -160,7 +160,7 @@ mod tests {
     use shared::{KxGroup, Mode, Protocol};
 
     use super::*;
-    use crate::arms::tls::{client_config, server_config};
+    use crate::arms::rustls::{client_config, server_config};
     use crate::arms::{ArmSpec, Fault};
     use crate::certs::CertStore;
 

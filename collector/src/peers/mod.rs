@@ -1,32 +1,36 @@
-//! Peer arms: the original lab's tools — `openssl s_time` against `openssl s_server` and
-//! against our rustls server, the rustls client against `openssl s_server`, and Python's
-//! `ssl` module — run and checked by the collector, beside the rustls arms.
+//! The peer phase: other TLS stacks (OpenSSL's tools, Python's `ssl`, …), each in its own
+//! folder under `arms/` and one line in [`plan::STACKS`], run and checked by the collector
+//! beside the rustls arms. This module is the orchestration they share: the plan, looking
+//! up tools, the private folder for keys and configs ([`private_dir`], [`files`]), peer
+//! processes ([`process`]) and their readiness ([`ready`]), and the shared latency loop.
 //!
 //! A tool that is not on PATH makes its arms *skipped* (with the reason) unless
 //! `--require-peers`; a tool that fails makes its arms errors. Keys and certificates go
 //! to a [`private_dir::PrivateDir`] that is removed on every way out.
 
-mod openssl_run;
-mod plan;
+pub mod files;
+pub mod plan;
 pub mod private_dir;
-mod rate;
+pub mod process;
+pub mod ready;
 mod run;
 
 use std::path::{Path, PathBuf};
 
-pub use plan::{PeerArm, Tool};
-pub use run::{Context, PeerResults, Phase};
-
+pub use plan::{PeerArm, PeerStack, Tool};
+pub use run::{Context, PeerResults, Phase, Work};
 /// The peer arms' flags (flattened into `collector run`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct PeerArgs {
-    /// Run no peer arms (openssl s_time / s_server, Python ssl); the evidence then has
-    /// only rustls and TCP arms. By default they run when their tool is on PATH.
+    /// Run no peer arms (openssl s_time / s_server, Python ssl, nginx, Caddy, GnuTLS);
+    /// the evidence then has only rustls and TCP arms. By default they run when their
+    /// tool is on PATH.
     #[arg(long, conflicts_with = "require_peers")]
     pub no_peers: bool,
 
-    /// Fail before measuring if a peer tool (`openssl`, `python3`) is not on PATH,
-    /// instead of recording its arms as skipped with the reason.
+    /// Fail before measuring if a peer tool (`openssl`, `python3`, `nginx`, `caddy`,
+    /// `gnutls-serv`, `gnutls-cli`) is not on PATH, instead of recording its arms as
+    /// skipped with the reason.
     #[arg(long)]
     pub require_peers: bool,
 
@@ -41,8 +45,13 @@ pub struct PeerArgs {
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(2..=100))]
     pub peer_slices: u64,
 
+    /// Test only: nginx keeps no sessions and issues no tickets (`ssl_session_cache off;
+    /// ssl_session_tickets off;`), so its resumed arms must come out as errors.
+    #[arg(long, hide = true)]
+    pub nginx_resumption_off: bool,
+
     /// Timed connections per latency peer arm (Python ssl; rustls client against
-    /// openssl s_server) [default: 300, or 100 with --quick].
+    /// openssl s_server, nginx, Caddy, gnutls-serv) [default: 300, or 100 with --quick].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub peer_samples: Option<u64>,
 }

@@ -14,7 +14,7 @@ use super::secure::{self, ClientStream};
 use super::wire::{self, HelloReply, Manifest, ReportReply, Request, PROTOCOL_VERSION};
 use std::sync::atomic::AtomicBool;
 
-use crate::arms::{tcp, tls, ArmSpec, Handshake, Outcome, Session, SessionOptions};
+use crate::arms::{rustls as tls, tcp, ArmSpec, Handshake, Outcome, Session, SessionOptions};
 use crate::measure::{measure_sessions, Plan};
 
 /// The control connection to a `collector serve`.

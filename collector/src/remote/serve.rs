@@ -13,7 +13,7 @@ use super::secure;
 use super::session::{accept_control, guard_all, Control};
 use super::wire::{Manifest, ServedArm, PROTOCOL_VERSION};
 use crate::arms::server::Server;
-use crate::arms::{self, tcp, tls, SessionOptions};
+use crate::arms::{self, rustls as tls, tcp, SessionOptions};
 use crate::certs::CertStore;
 use crate::cli::ServeArgs;
 use crate::evidence::{environment, write};

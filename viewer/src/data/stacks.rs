@@ -260,6 +260,34 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_server_stacks_get_rows_of_their_own_without_code_of_their_own() {
+        let mut ev = with_peers();
+        let s_server = ev
+            .arms
+            .iter()
+            .find(|a| a.id == "rustls-vs-s_server-tls13-full")
+            .unwrap()
+            .clone();
+        for (id, server) in [
+            ("rustls-vs-nginx-tls13-full", Stack::Nginx),
+            ("rustls-vs-caddy-tls13-full", Stack::Caddy),
+            ("rustls-vs-gnutls-serv-tls13-full", Stack::GnutlsServ),
+        ] {
+            let mut a = s_server.clone();
+            (a.id, a.stack, a.server_stack) = (id.into(), server, server);
+            ev.arms.push(a);
+        }
+        let rows = stack_latencies(&ev, &ArmFilter::default());
+        let stacks: Vec<&str> = rows.iter().map(|r| r.stack.as_str()).collect();
+        assert_eq!(
+            stacks[3..],
+            ["rustls → nginx", "rustls → caddy", "rustls → gnutls-serv"]
+        );
+        // The s_server arm copied: samples 700 and 720, nearest-rank p50 700.
+        assert!(rows[3..].iter().all(|r| r.full_p50 == Some(700.0)));
+    }
+
+    #[test]
     fn rate_ratios_sit_beside_latency_ratios_and_the_pitfall_never_speeds_up() {
         let ev = with_peers();
         let rows = stack_speedups(&ev, &ArmFilter::default());

@@ -14,7 +14,7 @@ use shared::{Capacity, CertKind, KxGroup, Mode, Protocol, Resumption};
 
 use super::stats::nearest_rank;
 use super::ArmRun;
-use crate::arms::tls::{start_server, TlsClient};
+use crate::arms::rustls::{start_server, TlsClient};
 use crate::arms::{ArmSpec, Fault, SessionOptions};
 use crate::certs::CertStore;
 use crate::evidence::build_arm;

@@ -13,14 +13,20 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use shared::{CertKind, Mode, Protocol, Side};
 
-use super::openssl::PemFiles;
-use super::script::{overall_limit, run_script};
+use script::{overall_limit, run_script};
+
 use super::{ArmSpec, Handshake};
 use crate::measure::{check_side, ArmRun, Plan};
-use crate::peers::private_dir::{Guarded, PrivateDir};
+use crate::peers::files::PemFiles;
+use crate::peers::private_dir::PrivateDir;
+use crate::peers::process::Guarded;
+pub use peer::{Peer, PYTHON};
+
+mod peer;
+mod script;
 
 /// The script, as kept in the repository.
-pub const SCRIPT: &str = include_str!("../../peers/python_arm.py");
+pub const SCRIPT: &str = include_str!("../../../peers/python_arm.py");
 
 /// What one sample covers (written into the evidence).
 pub const TIMED_WINDOW: &str = "Python ssl, in the order real clients do it: from before the client's socket is created (socket(), TCP_NODELAY, SO_LINGER {on, 0}, timeout); connect(); then SSLContext.wrap_socket, which builds the ClientHello and returns with the handshake complete; excludes the server's 1-byte app record (read after the timer; the resumed arms take the session only after it, so TLS 1.3 tickets have arrived) and close. Server: a thread in the same Python process, one SSLContext per arm for every connection; the GIL is released during OpenSSL calls";

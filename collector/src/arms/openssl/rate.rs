@@ -6,9 +6,10 @@ use shared::{
     RateSlice, RateSummary,
 };
 
-use super::plan::PeerArm;
-use crate::arms::openssl::{STimeMode, Slice};
+use super::s_time::{STimeMode, Slice};
+use super::STimeArm;
 use crate::measure::stats;
+use crate::peers::PeerArm;
 
 /// Why plain `s_time -reuse` under TLS 1.3 is expected not to resume.
 pub const TLS13_REUSE_PITFALL: &str = "openssl s_time -reuse under TLS 1.3 without reading (no -www): TLS 1.3 session tickets arrive after the handshake, s_time closes before reading one, so the session it offers again has no ticket and every 'reused' connection is a full handshake. Kept on purpose to show the original lab's TLS 1.3 'resume' figure measured nothing; see the -reuse-www arm";
@@ -74,7 +75,7 @@ pub fn rate_arm(peer: &PeerArm, version: Option<String>, run: &STimeRun) -> Arm 
         .error
         .clone()
         .or_else(|| honesty_error(peer, connections, reused, run.server_kinds));
-    let PeerArm::STime { spec, mode, .. } = *peer else {
+    let (Some(&STimeArm { mode, .. }), spec) = (peer.detail::<STimeArm>(), peer.spec) else {
         return arm;
     };
     if arm.error.is_some()
@@ -97,15 +98,22 @@ fn honesty_error(
     if connections == 0 {
         return Some("s_time completed no connection inside its timed windows".into());
     }
-    match peer.spec().mode {
+    match peer.spec.mode {
         Mode::Resumed if reused < connections => Some(format!(
             "{reused} of {connections} `-reuse` connections resumed (s_time printed `r` for {reused} and `*` for {}): this arm does not measure resumption",
             connections - reused
         )),
         Mode::Full if reused > 0 => Some(format!("{reused} of {connections} `-new` connections resumed")),
+        Mode::Full => match server {
+            Some(s) if s.resumed > 0 => Some(format!(
+                "the server saw {} resumed handshakes during the `-new` slices",
+                s.resumed
+            )),
+            _ => None,
+        },
         Mode::Resumed => match server {
             Some(s) if s.resumed < reused => Some(format!(
-                "s_time reported {reused} resumed connections but the rustls server saw only {}",
+                "s_time reported {reused} resumed connections but the server saw only {}",
                 s.resumed
             )),
             _ => None,
@@ -126,17 +134,25 @@ pub fn comparisons(plan: &[PeerArm], arms: &[Arm], resamples: usize, seed: u64) 
     };
     let mut out = Vec::new();
     for (p, reuse) in plan.iter().zip(arms) {
-        let PeerArm::STime { spec, mode, server } = *p else {
+        let (Some(&STimeArm { mode, server }), spec) = (p.detail::<STimeArm>(), p.spec) else {
             continue;
         };
-        if mode == STimeMode::New || !sound(reuse) || reuse.resumed.client != reuse.succeeded {
+        if !mode.reuses() || !sound(reuse) || reuse.resumed.client != reuse.succeeded {
             continue;
         }
-        let new = plan.iter().zip(arms).find(|(q, a)| {
-            matches!(**q, PeerArm::STime { spec: s, mode: STimeMode::New, server: sv }
-                if sv == server && s.protocol == spec.protocol && s.cert == spec.cert && s.kx_group == spec.kx_group)
-                && sound(a)
-        });
+        // The baseline reads a response exactly when the -reuse arm does, where the plan
+        // has such an arm (nginx); otherwise plain -new.
+        let baseline = |www: bool| {
+            plan.iter().zip(arms).find(|(q, a)| {
+                q.detail::<STimeArm>()
+                    .is_some_and(|b| !b.mode.reuses() && b.mode.www() == www && b.server == server)
+                    && q.spec.protocol == spec.protocol
+                    && q.spec.cert == spec.cert
+                    && q.spec.kx_group == spec.kx_group
+                    && sound(a)
+            })
+        };
+        let new = baseline(mode.www()).or_else(|| baseline(false));
         let Some((_, new)) = new else { continue };
         let (Some(r), Some(n)) = (&reuse.rate, &new.rate) else {
             continue;
@@ -187,8 +203,9 @@ mod tests {
     use shared::{CertKind, KxGroup};
 
     use super::*;
-    use crate::arms::s_time::Counts;
-    use crate::peers::plan::{plan, STimeServer};
+    use crate::arms::openssl::s_time_output::Counts;
+    use crate::arms::openssl::{Peer, VS_S_SERVER};
+    use crate::peers::PeerStack;
 
     fn slice(connections: u64, reused: u64) -> Slice {
         Slice {
@@ -202,14 +219,22 @@ mod tests {
     }
 
     fn find(all: &[PeerArm], mode: STimeMode, protocol: Protocol) -> PeerArm {
-        *all.iter()
-            .find(|a| matches!(a, PeerArm::STime { spec, mode: m, server: STimeServer::SServer } if *m == mode && spec.protocol == protocol))
+        all.iter()
+            .find(|a| {
+                a.detail::<STimeArm>()
+                    == Some(&STimeArm {
+                        mode,
+                        server: VS_S_SERVER,
+                    })
+                    && a.spec.protocol == protocol
+            })
             .unwrap()
+            .clone()
     }
 
     #[test]
     fn plain_tls13_reuse_is_a_known_pitfall_with_no_speedup() {
-        let all = plan(&[CertKind::Rsa2048], Some(KxGroup::X25519));
+        let all = Peer.plan(&[CertKind::Rsa2048], &[KxGroup::X25519]);
         let new = find(&all, STimeMode::New, Protocol::Tls13);
         let plain = find(&all, STimeMode::Reuse, Protocol::Tls13);
         let www = find(&all, STimeMode::ReuseWww, Protocol::Tls13);
@@ -236,17 +261,17 @@ mod tests {
         let rate = arms[2].rate.as_ref().unwrap();
         assert_eq!(rate.connections, 450);
         assert!((rate.per_real_s - 450.0 / 1.2).abs() < 1e-9);
-        let c = comparisons(&[new, plain, www], &arms, 200, 1);
+        let c = comparisons(&[new.clone(), plain, www.clone()], &arms, 200, 1);
         assert_eq!(c.len(), 2, "one per basis, none for the plain arm: {c:?}");
         assert!(c
             .iter()
-            .all(|c| c.candidate == www.id() && c.baseline == new.id()));
+            .all(|c| c.candidate == www.id && c.baseline == new.id));
         assert!(c.iter().all(|c| (c.p50_ratio - 1.5).abs() < 1e-9));
     }
 
     #[test]
     fn a_partly_resumed_reuse_arm_is_an_error_without_the_pitfall_label_for_tls12() {
-        let all = plan(&[CertKind::Rsa2048], Some(KxGroup::X25519));
+        let all = Peer.plan(&[CertKind::Rsa2048], &[KxGroup::X25519]);
         let reuse = find(&all, STimeMode::Reuse, Protocol::Tls12);
         let arm = rate_arm(
             &reuse,

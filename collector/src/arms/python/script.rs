@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use crate::peers::private_dir::Guarded;
+use crate::peers::process::Guarded;
 
 /// The longest the script may take in all: two minutes to start, plus 100 ms per
 /// connection (a Python handshake on loopback takes a few ms; each connection's own

@@ -1,10 +1,12 @@
 //! rustls arms: TLS 1.3 and TLS 1.2, full and resumed (stateful or ticket) and 0-RTT,
 //! with the key-exchange group pinned on both ends. Configs here; the server's handler in
-//! [`server`], the client and the session in [`client`].
+//! [`server`], the client and the session in [`client`]; the client against a peer web
+//! server (OpenSSL, nginx, Caddy, GnuTLS) in [`www`].
 
 mod client;
 mod drive;
 mod server;
+pub mod www;
 
 pub use client::{ClientSide, Handshaken, TlsClient, TlsSession};
 pub use server::start_server;
