@@ -392,6 +392,7 @@ impl Session for SServerClient {
             cycle: h.started.elapsed(),
             client: self.client.facts(&h),
             server: None,
+            keepalive: None,
         })
     }
 

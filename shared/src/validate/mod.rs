@@ -177,6 +177,7 @@ impl Evidence {
                 );
             }
             arm::check(arm, &at, &mut bad);
+            arm::check_keepalive(arm, &at, &mut bad);
             phases::check(arm, &at, &mut bad);
             bounds::check_arm(arm, &at, &mut bad);
         }
