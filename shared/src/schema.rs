@@ -37,9 +37,10 @@ pub struct Evidence {
     pub hop: Option<Hop>,
     /// `collector probe HOST:PORT`: what the probe found out about a server it does not
     /// run (null for `collector run`). The viewer shows its findings through
-    /// `settings.extra.probe_findings`; it does not read this object.
+    /// `settings.extra.probe_findings`; it does not read this object (the field does not
+    /// exist in its wasm build: no code for it in the download).
     #[serde(default)]
-    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    #[cfg(not(target_arch = "wasm32"))]
     pub probe: Option<crate::probe::ServerProbe>,
 }
 
@@ -311,8 +312,9 @@ pub struct Arm {
     pub phases: Option<Phases>,
     /// Keep-alive arms (`mode: keepalive`): one connection carrying several requests.
     /// Their `samples_us` are each connection's mean time per request after the first.
+    /// (Not in the viewer's wasm build, which does not read it.)
     #[serde(default)]
-    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    #[cfg(not(target_arch = "wasm32"))]
     pub keepalive: Option<KeepAlive>,
 }
 

@@ -300,10 +300,8 @@ fn is_median(chunk: &[f64], m: Option<f64>) -> bool {
 
 /// A keep-alive arm carries at least two requests per connection, and its per-request
 /// median is its latency median. (The viewer's wasm build does not read `keepalive`.)
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) fn check_keepalive(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
-    if cfg!(target_arch = "wasm32") {
-        return;
-    }
     let keepalive_mode = arm.mode == crate::schema::Mode::KeepAlive;
     let measured = arm.latency_us.is_some();
     if (keepalive_mode && measured && arm.keepalive.is_none())

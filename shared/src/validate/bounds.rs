@@ -59,6 +59,7 @@ fn ratio(path: String, v: f64, bad: &mut Bad<'_>) {
 pub(super) fn check_arm(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
     let us = |field: &str, v: f64, bad: &mut Bad<'_>| check(at(field), v, MAX_US, US, bad);
     check_all(&at("samples_us"), &arm.samples_us, MAX_US, US, bad);
+    #[cfg(not(target_arch = "wasm32"))]
     if let Some(k) = &arm.keepalive {
         for (f, v) in [
             ("keepalive.first_request_p50_us", k.first_request_p50_us),
