@@ -422,3 +422,7 @@ fn finish(args: &ProbeArgs, evidence: &Evidence) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+#[path = "rtt_tests.rs"]
+mod rtt_tests;
