@@ -4,6 +4,9 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use rustls::pki_types::{pem::PemObject, CertificateDer};
+use rustls::RootCertStore;
+
 use super::*;
 use crate::netem::{DelayPath, SERVER_ADDR};
 
