@@ -9,94 +9,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use e2e::tls_files::make_certs;
 use e2e::{collector, read_evidence, scratch};
 use shared::{Capability, Evidence, Protocol, ServerProbe, Stack};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("openssl runs");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        text(&out.stderr)
-    );
-}
-
-/// A P-256 CA and a `localhost` leaf it signed, in `dir`: ca.pem, leaf.pem, leaf.key.
-fn make_certs(dir: &Path) {
-    openssl(
-        dir,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=probe test CA",
-            "-addext",
-            "basicConstraints=critical,CA:TRUE",
-            "-addext",
-            "keyUsage=critical,keyCertSign",
-        ],
-    );
-    openssl(
-        dir,
-        &[
-            "req",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            "leaf.key",
-            "-out",
-            "leaf.csr",
-            "-subj",
-            "/CN=localhost",
-        ],
-    );
-    std::fs::write(
-        dir.join("ext.cnf"),
-        "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-    )
-    .unwrap();
-    openssl(
-        dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "leaf.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-days",
-            "1",
-            "-out",
-            "leaf.pem",
-            "-extfile",
-            "ext.cnf",
-        ],
-    );
 }
 
 /// An `openssl s_server` with `extra` options, killed (by its pid) when dropped. Its

@@ -49,6 +49,7 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 pub mod site;
+pub mod tls_files;
 pub mod webdriver;
 
 /// The one evidence file a run wrote into `dir` (besides index.json); panics otherwise.
