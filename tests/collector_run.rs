@@ -150,6 +150,7 @@ fn quick_run_measures_every_default_arm_honestly() {
                 assert_eq!(a.handshake_kinds.unwrap().client.full, 60, "{}", a.id);
             }
             Mode::Connect => assert!(a.handshake_kinds.is_none()),
+            Mode::KeepAlive => panic!("{}: keep-alive arms are for request mode only", a.id),
         }
         if a.protocol != Protocol::Tcp {
             let pinned = if a.id.ends_with("x25519mlkem768") {

@@ -73,6 +73,10 @@ threshold.)"
     /// Run the server side of every arm for a client on another host
     /// (`collector run --target ADDR --ca FILE`). Binds loopback unless --allow-remote.
     Serve(ServeArgs),
+    /// Probe a TLS server the lab does not run: what it offers (versions, groups,
+    /// resumption, 0-RTT, cipher suite, signature scheme, chain) and latency per arm in
+    /// RTT multiples, politely paced. See the README for exactly what it sends.
+    Probe(crate::probe::args::ProbeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -219,6 +223,12 @@ pub struct RunArgs {
     /// TLS 1.3 0-RTT arm per cert and group whose request goes out as early data.
     #[arg(long)]
     pub request: bool,
+
+    /// Requests each keep-alive arm's connection carries (request mode: `--request` or
+    /// `--rtt`, which add a keep-alive arm per protocol × cert × group). A sample is the
+    /// mean time per request after the first, on one connection.
+    #[arg(long, value_name = "N", default_value_t = crate::arms::keepalive::DEFAULT_REQUESTS, value_parser = clap::value_parser!(u64).range(2..=10_000))]
+    pub keepalive_requests: u64,
 
     /// Emulated round-trip times, e.g. `0,1,10,50ms`: runs the selected arms (in
     /// request/response mode) with that RTT between client and server, one RTT after

@@ -16,6 +16,7 @@ pub mod floor;
 pub mod measure;
 pub mod netem;
 pub mod peers;
+pub mod probe;
 pub mod progress;
 pub mod remote;
 pub mod report;

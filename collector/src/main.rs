@@ -10,6 +10,7 @@ fn main() -> ExitCode {
         Command::Floor(args) => collector::floor::command(&args),
         Command::Compare(args) => collector::compare::command(&args),
         Command::Serve(args) => collector::remote::serve::serve(args),
+        Command::Probe(args) => collector::probe::probe(args),
         Command::Schema => {
             println!(
                 "{}",

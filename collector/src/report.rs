@@ -44,7 +44,9 @@ pub fn summary(e: &Evidence) -> String {
         };
         // A server that gives no per-connection report (openssl s_server, or ours under
         // s_time's slices) shows "-" rather than a 0 that reads like "did not resume".
-        let server_reports = a.rate.is_none() && a.server_stack != shared::Stack::OpensslSServer;
+        let server_reports = a.rate.is_none()
+            && a.server_stack != shared::Stack::OpensslSServer
+            && a.server_stack != shared::Stack::Remote;
         let resumed = match (a.handshake_kinds.is_some(), server_reports) {
             (false, _) => "-".into(),
             (true, true) => format!("{}/{}", a.resumed.client, a.resumed.server),
@@ -129,6 +131,16 @@ pub fn summary(e: &Evidence) -> String {
                 "  {:w$}  {:>7.2}x  ({ci}){basis}",
                 c.candidate, c.p50_ratio
             );
+        }
+    }
+    let keepalive = crate::evidence::keepalive::findings(&e.arms);
+    if !keepalive.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nCost per request, p50 of each arm (request mode): a new connection per request, or one kept alive:"
+        );
+        for line in keepalive {
+            let _ = writeln!(out, "  {line}");
         }
     }
     out.push_str(&phases(e));

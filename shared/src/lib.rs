@@ -7,6 +7,7 @@
 pub mod cluster;
 mod index;
 pub mod json;
+pub mod probe;
 pub mod schema;
 mod validate;
 pub mod verdict;
@@ -15,6 +16,7 @@ pub mod verdict;
 pub mod sample;
 
 pub use index::{IndexEntry, ResultsIndex};
+pub use probe::{Capability, ServerProbe};
 pub use schema::*;
 pub use validate::{
     ArmKind, EvidenceError, Violation, MAX_RATE_PER_S, MAX_RATIO, MAX_RTT_MS, MAX_SECONDS, MAX_US,

@@ -82,6 +82,7 @@ pub fn arm(
         phase_recording: None,
         control_of: None,
         phases: None,
+        keepalive: None,
     }
 }
 
@@ -178,5 +179,6 @@ pub fn evidence() -> Evidence {
         arms,
         primitives: Vec::new(),
         hop: None,
+        probe: None,
     }
 }

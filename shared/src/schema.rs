@@ -35,6 +35,13 @@ pub struct Evidence {
     #[serde(default)]
     #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub hop: Option<Hop>,
+    /// `collector probe HOST:PORT`: what the probe found out about a server it does not
+    /// run (null for `collector run`). The viewer shows its findings through
+    /// `settings.extra.probe_findings`; it does not read this object (the field does not
+    /// exist in its wasm build: no code for it in the download).
+    #[serde(default)]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub probe: Option<crate::probe::ServerProbe>,
 }
 
 /// One one-way hop (see [`Decomposition`]), measured before and after the arms.
@@ -303,6 +310,31 @@ pub struct Arm {
     /// connection (rustls client arms in handshake mode with phase recording on).
     #[serde(default)]
     pub phases: Option<Phases>,
+    /// Keep-alive arms (`mode: keepalive`): one connection carrying several requests.
+    /// Their `samples_us` are each connection's mean time per request after the first.
+    /// (Not in the viewer's wasm build, which does not read it.)
+    #[serde(default)]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub keepalive: Option<KeepAlive>,
+}
+
+/// What a keep-alive arm's connections carried, and what its first request cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct KeepAlive {
+    /// Requests sent one after the other on each connection, each waiting for its
+    /// response (`--keepalive-requests`, at least 2).
+    pub requests_per_connection: u64,
+    /// Median over connections of the first request's time to first response byte: from
+    /// before the socket is created, through connect and a full handshake (the same window
+    /// as the full arm's TTFB), in µs.
+    pub first_request_p50_us: f64,
+    /// Median over connections of the time per request after the first: from writing a
+    /// request until the first byte of its response, averaged over requests 2..N of the
+    /// connection, in µs (the arm's `latency_us.p50`).
+    pub per_request_p50_us: f64,
+    /// Median over connections of (first request + the other N-1) / N: the cost per
+    /// request of the whole connection, handshake included, in µs.
+    pub amortized_p50_us: f64,
 }
 
 /// An arm's handshakes, phase by phase. (The viewer's wasm build reads only the
@@ -673,6 +705,9 @@ string_enum!(
         GnutlsServ = "gnutls-serv",
         /// GnuTLS's `gnutls-cli` (client).
         GnutlsCli = "gnutls-cli",
+        /// A server the lab does not run (`collector probe HOST:PORT`): only the
+        /// client's end of each connection is seen.
+        Remote = "remote",
     }
 );
 
@@ -689,6 +724,9 @@ string_enum!(Mode {
     Full = "full",
     /// A resumed handshake; every timed connection must have resumed.
     Resumed = "resumed",
+    /// One connection (a full handshake) carrying several requests: the time per request
+    /// after the first (see `Arm.keepalive`).
+    KeepAlive = "keepalive",
 });
 
 string_enum!(

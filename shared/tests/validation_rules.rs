@@ -116,3 +116,41 @@ fn an_arm_with_an_error_is_in_no_comparison() {
         e.arms[1].error = Some("broken".into())
     });
 }
+
+#[test]
+fn keepalive_figures_belong_to_keepalive_arms_only() {
+    use shared::{KeepAlive, Mode};
+    // arms[1]'s samples are 400, 410, 390, 450: nearest-rank p50 400.
+    let ka = |requests, per| KeepAlive {
+        requests_per_connection: requests,
+        first_request_p50_us: 900.0,
+        per_request_p50_us: per,
+        amortized_p50_us: 450.0,
+    };
+    let keepalive = |e: &mut Evidence| e.arms[1].mode = Mode::KeepAlive;
+    breaks("arms[1].keepalive", keepalive);
+    breaks("arms[1].keepalive", |e| {
+        e.arms[1].keepalive = Some(ka(10, 400.0))
+    });
+    breaks("arms[1].keepalive.requests_per_connection", |e| {
+        keepalive(e);
+        e.arms[1].keepalive = Some(ka(1, 400.0));
+    });
+    breaks("arms[1].keepalive.per_request_p50_us", |e| {
+        keepalive(e);
+        e.arms[1].keepalive = Some(ka(10, 401.0));
+    });
+    breaks("arms[1].keepalive.first_request_p50_us", |e| {
+        keepalive(e);
+        e.arms[1].keepalive = Some(KeepAlive {
+            first_request_p50_us: 1e300,
+            ..ka(10, 400.0)
+        });
+    });
+    assert!(paths(|e| {
+        keepalive(e);
+        e.arms[1].keepalive = Some(ka(10, 400.0));
+    })
+    .iter()
+    .all(|p| !p.contains("keepalive")));
+}

@@ -51,6 +51,7 @@ pub fn scratch(name: &str) -> PathBuf {
 pub mod controls_site;
 pub mod page;
 pub mod site;
+pub mod tls_files;
 pub mod webdriver;
 
 /// The one evidence file a run wrote into `dir` (besides index.json); panics otherwise.

@@ -13,9 +13,11 @@
 pub mod caddy;
 pub mod gnutls;
 pub mod guard;
+pub mod keepalive;
 pub mod nginx;
 pub mod openssl;
 pub mod python;
+pub mod remote;
 pub mod rustls;
 pub mod server;
 pub mod tcp;
@@ -79,6 +81,8 @@ pub struct SessionOptions<'a> {
     /// early data on 0-RTT arms) and the timed window ends at the first response byte.
     pub request: bool,
     pub placement: Placement<'a>,
+    /// Requests each keep-alive arm's connection carries (`--keepalive-requests`).
+    pub keepalive_requests: u64,
 }
 
 impl SessionOptions<'static> {
@@ -87,6 +91,7 @@ impl SessionOptions<'static> {
             io_timeout,
             request,
             placement: Placement::LOOPBACK,
+            keepalive_requests: keepalive::DEFAULT_REQUESTS,
         }
     }
 }
@@ -149,6 +154,9 @@ impl ArmSpec {
 
     /// What one sample covers, in words (written into the evidence).
     pub fn timed_window(&self, request: bool) -> &'static str {
+        if self.mode == Mode::KeepAlive {
+            return "keep-alive: one connection per sample (socket, connect(), a full rustls handshake), then N requests one after the other on it, each written after the previous response's last byte; a sample is the mean, over requests 2..N, of the time from writing a request until its response's first byte (settings.extra.keepalive has N); the first request's TTFB (from before the socket is created, as the full arm's) is in `keepalive`; excludes close";
+        }
         match (self.protocol, request || self.early_data) {
             (Protocol::Tcp, false) => "TCP connect: from before the client's socket is created (socket(), TCP_NODELAY, SO_LINGER {on, 0}, timeouts) until connect() returns (SYN, SYN-ACK, ACK); excludes the server's app byte and close",
             (Protocol::Tcp, true) => "TTFB over TCP: from before the client's socket is created until the client reads the first response byte to its request (sent right after connect); excludes close",
@@ -166,6 +174,9 @@ impl ArmSpec {
     ) -> anyhow::Result<Box<dyn Session>> {
         match self.protocol {
             Protocol::Tcp => Ok(Box::new(tcp::TcpSession::start(opts)?)),
+            _ if self.mode == Mode::KeepAlive => Ok(Box::new(keepalive::KeepAliveSession::start(
+                self, certs, opts,
+            )?)),
             Protocol::Tls12 | Protocol::Tls13 => {
                 Ok(Box::new(rustls::TlsSession::start(self, certs, opts)?))
             }
@@ -192,6 +203,8 @@ pub struct Outcome {
     pub client: Option<Handshake>,
     /// Handshake facts as the server saw them (None for plain TCP).
     pub server: Option<Handshake>,
+    /// Keep-alive arms: requests carried and the first one's time to first byte.
+    pub keepalive: Option<keepalive::KeepAliveOutcome>,
 }
 
 /// Facts about one completed handshake, as one end reports them.

@@ -79,6 +79,7 @@ pub fn once(addr: SocketAddr, io_timeout: Duration, request: bool) -> Result<(Ou
             cycle: start.elapsed(),
             client: None,
             server: None,
+            keepalive: None,
         },
         port,
     ))

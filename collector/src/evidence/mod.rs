@@ -3,6 +3,7 @@
 
 mod ci;
 pub mod environment;
+pub mod keepalive;
 pub mod write;
 
 pub use ci::apply_cis;
@@ -103,7 +104,23 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         phases: crate::measure::phases::from_traces(&run.traces)
             .filter(|_| run.traces.len() as u64 == succeeded),
         control_of: None,
+        keepalive: keepalive(run, summary.map(|s| s.p50)),
     }
+}
+
+/// A keep-alive arm's requests per connection and medians (null for other arms, and
+/// when no connection succeeded).
+fn keepalive(run: &ArmRun, per_request_p50: Option<f64>) -> Option<shared::KeepAlive> {
+    let &(requests, _, _) = run.keepalive.first()?;
+    let median = |f: fn(&(u64, f64, f64)) -> f64| {
+        stats::median_in_place(&mut run.keepalive.iter().map(f).collect::<Vec<f64>>())
+    };
+    Some(shared::KeepAlive {
+        requests_per_connection: requests,
+        first_request_p50_us: median(|k| k.1),
+        per_request_p50_us: per_request_p50?,
+        amortized_p50_us: median(|k| k.2),
+    })
 }
 
 /// Whether the arm recorded phases: true when its connections did, false when a rustls

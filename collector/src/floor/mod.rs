@@ -34,7 +34,8 @@ pub fn ops(
     cert: Option<CertKind>,
     group: Option<KxGroup>,
 ) -> Option<Vec<Op>> {
-    if protocol == Protocol::Tcp {
+    // A keep-alive arm's window is a request on an open connection: no public-key work.
+    if protocol == Protocol::Tcp || mode == Mode::KeepAlive {
         return None;
     }
     if protocol == Protocol::Tls12 && mode == Mode::Resumed {

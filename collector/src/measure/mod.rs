@@ -18,7 +18,7 @@ use shared::{EarlyData, HandshakeKinds, KindCounts, Side};
 
 use crate::arms::{ArmSpec, Session};
 use crate::progress::Progress;
-pub use verify::{check, check_side};
+pub use verify::{check, check_side, named_group};
 
 /// How many connections, and in what order.
 #[derive(Debug, Clone, Copy)]
@@ -82,6 +82,9 @@ pub struct ArmRun {
     /// Both ends' phase moments of every successful connection (in the order of
     /// `samples_us`), where recorded.
     pub traces: Vec<phases::ConnTrace>,
+    /// Keep-alive arms, per successful connection: requests carried, the first one's
+    /// TTFB and the cost per request of the whole connection (µs).
+    pub keepalive: Vec<(u64, f64, f64)>,
 }
 
 impl ArmRun {
@@ -106,18 +109,26 @@ impl ArmRun {
             request: false,
             server_reports: true,
             traces: Vec::new(),
+            keepalive: Vec::new(),
         }
     }
 
     fn record(&mut self, outcome: &crate::arms::Outcome) {
         self.record_sample(outcome.elapsed);
         self.connect_us.push(round_ns(outcome.connect));
+        if let Some(k) = outcome.keepalive {
+            let (first, per) = (round_ns(k.first), round_ns(outcome.elapsed));
+            let amortized = (first + per * (k.requests - 1) as f64) / k.requests as f64;
+            self.keepalive.push((k.requests, first, amortized));
+        }
         if let Some((offered, accepted)) = outcome.client.as_ref().and_then(|c| c.early_data) {
-            let server_got = outcome
-                .server
-                .as_ref()
-                .and_then(|s| s.early_data)
-                .is_some_and(|(_, a)| a);
+            // Where the server does not report (a probed server), the client's word.
+            let server_got = !self.server_reports
+                || outcome
+                    .server
+                    .as_ref()
+                    .and_then(|s| s.early_data)
+                    .is_some_and(|(_, a)| a);
             let e = self.early_data.get_or_insert_with(EarlyData::default);
             e.offered += u64::from(offered);
             e.accepted += u64::from(accepted && server_got);

@@ -31,7 +31,7 @@ pub fn run(
     rtts: &[Duration],
     plan: &Plan,
     certs: &CertStore,
-    io_timeout: Duration,
+    (io_timeout, keepalive_requests): (Duration, u64),
     stop: &AtomicBool,
 ) -> Result<Vec<Arm>> {
     let path = DelayPath::new().context(
@@ -53,6 +53,7 @@ pub fn run(
                         io_timeout: io_timeout + rtt * 10,
                         request: true,
                         placement: path.placement(),
+                        keepalive_requests,
                     };
                     let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = Vec::new();
                     for spec in specs {

@@ -125,6 +125,7 @@ mod tests {
             cycle: Duration::ZERO,
             client: Some(h.clone()),
             server: Some(h),
+            keepalive: None,
         }
     }
 

@@ -67,6 +67,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
             server_ns: None,
             server_ip: ip,
         },
+        keepalive_requests: crate::arms::keepalive::DEFAULT_REQUESTS,
     };
     let mut servers: HashMap<String, Server> = HashMap::new();
     let mut served = Vec::new();

@@ -2,7 +2,7 @@
 
 mod phases;
 mod plan;
-mod record;
+pub(crate) mod record;
 mod signals;
 mod sockets;
 
@@ -49,6 +49,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         on_loopback,
     )?;
     let mut specs = arms::default_set(&certs, &groups, request);
+    if request && args.target.is_none() {
+        specs.extend(arms::keepalive::arms(&certs, &groups));
+    }
     if let Some(f) = &args.arms {
         let all: Vec<String> = specs
             .iter()
@@ -152,9 +155,19 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         let cert_store = CertStore::generate(specs.iter().filter_map(|s| s.cert))?;
         match &rtts {
-            Some(rtts) => rtt::run(&specs, rtts, &plan, &cert_store, io_timeout, &stop)?,
+            Some(rtts) => rtt::run(
+                &specs,
+                rtts,
+                &plan,
+                &cert_store,
+                (io_timeout, args.keepalive_requests),
+                &stop,
+            )?,
             None => {
-                let opts = SessionOptions::loopback(io_timeout, args.request);
+                let opts = SessionOptions {
+                    keepalive_requests: args.keepalive_requests,
+                    ..SessionOptions::loopback(io_timeout, args.request)
+                };
                 measure::arms(&specs, &plan, &cert_store, &opts, &stop)?
             }
         }
@@ -245,6 +258,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         comparisons,
         primitives,
         hop,
+        probe: None,
     };
     finish(&args.out, &evidence, finished - started, interrupted)
 }

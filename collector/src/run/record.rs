@@ -127,6 +127,16 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
                 .into()
         },
     );
+    if plan.request && args.target.is_none() {
+        put(
+            "keepalive",
+            format!("{} requests per connection (--keepalive-requests): keep-alive arms (mode keepalive) make one full handshake per connection, then send the requests one after the other, each after the previous response; a sample is the mean time per request after the first (write to first response byte); each arm's `keepalive` has the first request's TTFB and the cost per request of the whole connection", args.keepalive_requests),
+        );
+    }
+    let keepalive = crate::evidence::keepalive::findings(arms);
+    if !keepalive.is_empty() {
+        put("keepalive_findings", keepalive.join(" · "));
+    }
     if let Some(rtt) = &args.rtt {
         put(
             "rtt",

@@ -297,3 +297,39 @@ fn is_median(chunk: &[f64], m: Option<f64>) -> bool {
         }
     }
 }
+
+/// A keep-alive arm carries at least two requests per connection, and its per-request
+/// median is its latency median. (The viewer's wasm build does not read `keepalive`.)
+#[cfg(not(target_arch = "wasm32"))]
+pub(super) fn check_keepalive(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
+    let keepalive_mode = arm.mode == crate::schema::Mode::KeepAlive;
+    let measured = arm.latency_us.is_some();
+    if (keepalive_mode && measured && arm.keepalive.is_none())
+        || (!keepalive_mode && arm.keepalive.is_some())
+    {
+        bad(
+            at("keepalive"),
+            "a measured keep-alive arm records what its connections carried, and only a keep-alive arm does"
+                .into(),
+        );
+    }
+    let Some(k) = &arm.keepalive else { return };
+    if k.requests_per_connection < 2 {
+        bad(
+            at("keepalive.requests_per_connection"),
+            format!(
+                "{} request(s) per connection: a keep-alive arm needs at least 2",
+                k.requests_per_connection
+            ),
+        );
+    }
+    if arm
+        .latency_us
+        .is_some_and(|l| l.p50 != k.per_request_p50_us)
+    {
+        bad(
+            at("keepalive.per_request_p50_us"),
+            "must be the arm's latency_us.p50 (the samples are per-request times)".into(),
+        );
+    }
+}

@@ -59,6 +59,16 @@ fn ratio(path: String, v: f64, bad: &mut Bad<'_>) {
 pub(super) fn check_arm(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
     let us = |field: &str, v: f64, bad: &mut Bad<'_>| check(at(field), v, MAX_US, US, bad);
     check_all(&at("samples_us"), &arm.samples_us, MAX_US, US, bad);
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some(k) = &arm.keepalive {
+        for (f, v) in [
+            ("keepalive.first_request_p50_us", k.first_request_p50_us),
+            ("keepalive.per_request_p50_us", k.per_request_p50_us),
+            ("keepalive.amortized_p50_us", k.amortized_p50_us),
+        ] {
+            us(f, v, bad);
+        }
+    }
     if let Some(l) = &arm.latency_us {
         for (f, v) in [
             ("min", l.min),

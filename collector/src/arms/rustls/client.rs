@@ -172,6 +172,7 @@ impl ClientSide {
             cycle: self.started.elapsed(),
             client: self.facts,
             server,
+            keepalive: None,
         }
     }
 }

@@ -88,6 +88,7 @@ impl Session for WwwClient {
             cycle: h.started.elapsed(),
             client: self.client.facts(&h),
             server,
+            keepalive: None,
         })
     }
 

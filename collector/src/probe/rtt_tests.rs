@@ -1,0 +1,249 @@
+//! A probe through the emulated-RTT namespaces (root only): `openssl s_server` in the
+//! server namespace, the probe's discovery and arms in the client namespace, 20 ms apart.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use rustls::pki_types::{pem::PemObject, CertificateDer};
+use rustls::RootCertStore;
+
+use super::*;
+use crate::netem::{DelayPath, SERVER_ADDR};
+
+fn root_or_skip(test: &str) -> bool {
+    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .find(|l| l.starts_with("Uid:"))
+            .and_then(|l| l.split_whitespace().nth(2))
+            == Some("0")
+    });
+    if !root {
+        let why = format!("{test} needs root (network namespaces, TUN devices)");
+        if std::env::var_os("HLAB_ROOT_TESTS").is_some_and(|v| v == "required") {
+            panic!("{why}");
+        }
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+    }
+    root
+}
+
+fn openssl(dir: &std::path::Path, args: &[&str]) {
+    let st = Command::new("openssl")
+        .current_dir(dir)
+        .args(args)
+        .stderr(Stdio::null())
+        .status()
+        .expect("openssl runs");
+    assert!(st.success(), "openssl {args:?}");
+}
+
+#[test]
+fn a_probe_over_a_20ms_path_sees_the_round_trips() {
+    if !root_or_skip("a_probe_over_a_20ms_path_sees_the_round_trips") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("hlab-probe-rtt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    openssl(
+        &dir,
+        &[
+            &["req", "-x509"][..],
+            &ec,
+            &[
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+                "-days",
+                "1",
+                "-subj",
+                "/CN=rtt test CA",
+                "-addext",
+                "basicConstraints=critical,CA:TRUE",
+                "-addext",
+                "keyUsage=critical,keyCertSign",
+            ],
+        ]
+        .concat(),
+    );
+    openssl(
+        &dir,
+        &[
+            &["req"][..],
+            &ec,
+            &[
+                "-keyout",
+                "leaf.key",
+                "-out",
+                "leaf.csr",
+                "-subj",
+                "/CN=localhost",
+            ],
+        ]
+        .concat(),
+    );
+    std::fs::write(dir.join("ext.cnf"), "subjectAltName=DNS:localhost\n").unwrap();
+    openssl(
+        &dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "leaf.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "1",
+            "-out",
+            "leaf.pem",
+            "-extfile",
+            "ext.cnf",
+        ],
+    );
+
+    let path = DelayPath::new().expect("the emulated path");
+    path.set_rtt(Duration::from_millis(20));
+    let port = 8443;
+    let mut server = path
+        .server
+        .within(|| {
+            Command::new("openssl")
+                .current_dir(&dir)
+                .args([
+                    "s_server",
+                    "-accept",
+                    &format!("{SERVER_ADDR}:{port}"),
+                    "-www",
+                    "-quiet",
+                ])
+                .args(["-cert", "leaf.pem", "-key", "leaf.key", "-no_ticket"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+        })
+        .unwrap()
+        .expect("s_server starts in the server namespace");
+    let result = std::thread::scope(|s| {
+        s.spawn(|| {
+            path.client.enter().unwrap();
+            let mut roots = RootCertStore::empty();
+            for c in CertificateDer::pem_file_iter(dir.join("ca.pem")).unwrap() {
+                roots.add(c.unwrap()).unwrap();
+            }
+            let target = Arc::new(Target {
+                addr: (SERVER_ADDR, port).into(),
+                name: remote::check_name("localhost").unwrap(),
+                roots: Arc::new(roots),
+                io_timeout: Duration::from_secs(5),
+                pacer: Pacer::new(Duration::ZERO, 1000.0),
+            });
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while (RemoteTcp {
+                target: target.clone(),
+            })
+            .connect_once()
+            .is_err()
+            {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "s_server never listened"
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let d = discover::discover(&target).unwrap();
+            let group = d.group[&Protocol::Tls13];
+            let spec = |mode, resumption| ArmSpec {
+                protocol: Protocol::Tls13,
+                mode,
+                resumption,
+                cert: None,
+                kx_group: Some(group),
+                fault: Fault::None,
+                early_data: false,
+                phases: PhaseRecording::Off,
+            };
+            let client = |resume| {
+                Client::new(
+                    target.clone(),
+                    &[Protocol::Tls13],
+                    Some(&[group]),
+                    resume,
+                    false,
+                )
+                .unwrap()
+            };
+            let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = vec![
+                (
+                    ArmSpec::TCP_CONNECT,
+                    Box::new(RemoteTcp {
+                        target: target.clone(),
+                    }),
+                ),
+                (
+                    spec(Mode::Full, None),
+                    Box::new(RemoteSession {
+                        client: client(Resume::Off),
+                    }),
+                ),
+                (
+                    spec(Mode::Resumed, Some(Resumption::Ticket)),
+                    Box::new(RemoteSession {
+                        client: client(Resume::Tls13),
+                    }),
+                ),
+            ];
+            let plan = Plan {
+                samples: 3,
+                warmup_per_chunk: 1,
+                rounds: 1,
+                seed: 1,
+                request: false,
+            };
+            let arms = measure::measure_sessions(
+                &mut sessions,
+                &plan,
+                PROBE_LOOP,
+                &AtomicBool::new(false),
+            );
+            (d, arms)
+        })
+        .join()
+        .unwrap()
+    });
+    let _ = server.kill();
+    let _ = server.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    let (d, arms) = result;
+    // What the server was configured with, found across the namespaces.
+    assert!(d.offers("tls1.3").is_ok() && d.offers("tls1.2").is_ok());
+    assert!(d.offers("tls1.3 tickets").is_ok());
+    assert!(d.offers("tls1.2 session ids").is_ok());
+    assert!(d.offers("tls1.2 tickets").is_err(), "-no_ticket");
+    assert_eq!(arms.len(), 3);
+    let p50 = |i: usize| arms[i].latency_us.unwrap().p50 / 1000.0;
+    // TCP connect is one round trip; a TLS 1.3 handshake one more (full and resumed alike).
+    assert!((19.0..30.0).contains(&p50(0)), "connect {} ms", p50(0));
+    for i in [1, 2] {
+        assert_eq!(arms[i].error, None, "{}", arms[i].id);
+        assert!(
+            p50(i) >= 38.0,
+            "{}: {} ms is under two round trips",
+            arms[i].id,
+            p50(i)
+        );
+        assert!(arms[i].rtt_measured_ms.unwrap() >= 19.0);
+    }
+    assert_eq!(arms[2].resumed.client, 3);
+}

@@ -1,0 +1,58 @@
+//! What `collector probe HOST:PORT` records about a server the lab does not run.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A probe's findings. Only the client's end of each connection is seen: a resumption,
+/// a group or 0-RTT counts as supported when the client's rustls reported it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerProbe {
+    /// The host as given (a name or an address) and its port.
+    pub host: String,
+    pub port: u16,
+    /// The address the name resolved to, which every connection went to.
+    pub address: String,
+    /// The server name sent (SNI) and verified in the certificate.
+    pub sni: String,
+    /// Which roots the client trusted (`--ca FILE` or the system's).
+    pub trust: String,
+    /// Who checked each connection: the client end only, in words.
+    pub verified_on: String,
+    /// `tls1.3`, `tls1.2`: whether the server completed a handshake with only that
+    /// version offered.
+    pub protocols: Vec<Capability>,
+    /// Each key-exchange group offered alone in a TLS 1.3 ClientHello (TLS 1.2 when the
+    /// server has no TLS 1.3).
+    pub groups: Vec<Capability>,
+    /// `tls1.3 tickets`, `tls1.2 session ids`, `tls1.2 tickets`: a second connection
+    /// resumed the first one's session.
+    pub resumption: Vec<Capability>,
+    /// `0-rtt offered` (the server's tickets allow early data), `0-rtt accepted`.
+    pub early_data: Vec<Capability>,
+    /// Per protocol, what the default client negotiated: `tls1.3: TLS13_AES_256_GCM_SHA384`.
+    pub cipher_suites: Vec<String>,
+    /// Per protocol, the scheme of the server's handshake signature.
+    pub signature_schemes: Vec<String>,
+    /// Certificates the server sent (leaf first) and their total DER size in bytes.
+    pub chain_certificates: Option<u64>,
+    pub chain_bytes: Option<u64>,
+    /// The round trip every figure is divided by: the p50 of the `tcp-connect` arm, µs.
+    pub rtt_reference_us: Option<f64>,
+    /// Arm id → p50 / `rtt_reference_us`.
+    pub rtt_multiples: BTreeMap<String, f64>,
+    /// One line per capability, as the summary prints them.
+    pub findings: Vec<String>,
+    /// Exactly what the probe sends and how often, in words.
+    pub sent: String,
+}
+
+/// One capability and what showed it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Capability {
+    pub name: String,
+    pub supported: bool,
+    /// What the connection that decided it saw (negotiated values, or the error).
+    pub detail: String,
+}
