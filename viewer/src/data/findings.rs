@@ -10,7 +10,7 @@ use shared::{
     Arm, Comparison, ComparisonKind, Evidence, KxGroup, Mode, Protocol, RateBasis, Stack,
 };
 
-use super::format::{fmt_ci_ratio, fmt_ci_us, fmt_ratio, fmt_us, short};
+use super::format::{cut, fmt_ci_ratio, fmt_ci_us, fmt_ratio, fmt_us, short};
 use super::stacks::stack_pair;
 
 /// What a finding is about; it names the chart behind it.
@@ -21,6 +21,10 @@ pub enum Topic {
     PostQuantum,
     Phases,
     ZeroRtt,
+    /// Which strategy wins per request (keep-alive or a new connection), per RTT.
+    KeepAlive,
+    /// What a probed server offers (`collector probe`).
+    Capability,
     Pitfall,
 }
 
@@ -31,8 +35,8 @@ impl Topic {
             Topic::FullCost | Topic::PostQuantum => "percentiles",
             Topic::Resumption => "speedup",
             Topic::Phases => "phases",
-            Topic::ZeroRtt => "ttfb",
-            Topic::Pitfall => "arm-table",
+            Topic::ZeroRtt | Topic::KeepAlive => "ttfb",
+            Topic::Capability | Topic::Pitfall => "arm-table",
         }
     }
 }
@@ -171,6 +175,7 @@ pub fn findings(ev: &Evidence) -> Vec<Finding> {
     post_quantum(ev, &mut out);
     phases(ev, &mut out);
     zero_rtt(ev, &arms, &mut out);
+    written_by_the_collector(ev, &mut out);
     pitfalls(ev, &mut out);
     out
 }
@@ -370,6 +375,24 @@ fn zero_rtt(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
                 ed.offered,
             ),
         );
+    }
+}
+
+/// Lines the collector wrote from the same run's numbers into `settings.extra`, joined by
+/// ` · `: the keep-alive comparison per RTT, and a probe's capabilities. Each is cut to
+/// 600 characters (it comes from a file).
+fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
+    for (key, topic, head) in [
+        ("probe_findings", Topic::Capability, "The server offers "),
+        ("keepalive_findings", Topic::KeepAlive, "Per request, "),
+    ] {
+        let Some(lines) = ev.run.settings.extra.get(key) else {
+            continue;
+        };
+        for line in lines.split(" · ").filter(|l| !l.trim().is_empty()) {
+            let line = cut(line, 600).map_or(line.to_string(), |h| format!("{h}…"));
+            push(out, topic, true, format!("{head}{line}."));
+        }
     }
 }
 

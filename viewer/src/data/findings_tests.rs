@@ -257,6 +257,8 @@ fn each_topic_names_an_existing_chart() {
         (Topic::Resumption, "speedup"),
         (Topic::Phases, "phases"),
         (Topic::ZeroRtt, "ttfb"),
+        (Topic::KeepAlive, "ttfb"),
+        (Topic::Capability, "arm-table"),
         (Topic::Pitfall, "arm-table"),
     ] {
         assert_eq!(topic.chart(), id);
@@ -299,5 +301,42 @@ fn one_sentence_per_stack_and_group_and_peers_are_not_headlines() {
             .iter()
             .any(|f| f.headline && f.topic == Topic::Pitfall),
         "a pitfall is always a headline"
+    );
+}
+
+#[test]
+fn keepalive_and_probe_lines_of_the_collector_are_findings() {
+    let mut ev = base();
+    let extra = &mut ev.run.settings.extra;
+    extra.insert(
+        "keepalive_findings".into(),
+        "tls1.3 ecdsa-p256 x25519, loopback: keep-alive 37.8 µs · tls1.3 ecdsa-p256 x25519, at 20 ms RTT: keep-alive 21.22 ms".into(),
+    );
+    extra.insert(
+        "probe_findings".into(),
+        "versions: tls1.3 yes, tls1.2 no · resumption: tls1.3 tickets yes".into(),
+    );
+    assert_eq!(
+        texts(&ev, Topic::KeepAlive),
+        [
+            "Per request, tls1.3 ecdsa-p256 x25519, loopback: keep-alive 37.8 µs.",
+            "Per request, tls1.3 ecdsa-p256 x25519, at 20 ms RTT: keep-alive 21.22 ms."
+        ]
+    );
+    assert_eq!(
+        texts(&ev, Topic::Capability),
+        [
+            "The server offers versions: tls1.3 yes, tls1.2 no.",
+            "The server offers resumption: tls1.3 tickets yes."
+        ]
+    );
+    ev.run
+        .settings
+        .extra
+        .insert("probe_findings".into(), "x".repeat(2000));
+    let long = texts(&ev, Topic::Capability);
+    assert_eq!(
+        long[0].chars().count(),
+        "The server offers ".len() + 600 + 2
     );
 }
