@@ -5,7 +5,6 @@ mod canvas;
 mod cdf;
 mod controls;
 mod loader;
-pub mod panic;
 mod runs;
 mod table;
 mod verdicts;
