@@ -8,6 +8,7 @@ pub mod cluster;
 mod index;
 pub mod json;
 pub mod schema;
+mod summary;
 mod validate;
 pub mod verdict;
 

@@ -178,5 +178,6 @@ pub fn evidence() -> Evidence {
         arms,
         primitives: Vec::new(),
         hop: None,
+        summary: false,
     }
 }

@@ -242,6 +242,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         comparisons,
         primitives,
         hop,
+        summary: false,
     };
     finish(&args.out, &evidence, finished - started, interrupted)
 }

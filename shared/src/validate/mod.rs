@@ -176,8 +176,8 @@ impl Evidence {
                         .into(),
                 );
             }
-            arm::check(arm, &at, &mut bad);
-            phases::check(arm, &at, &mut bad);
+            arm::check(arm, self.summary, &at, &mut bad);
+            phases::check(arm, self.summary, &at, &mut bad);
             bounds::check_arm(arm, &at, &mut bad);
         }
         bounds::check_rest(self, &mut bad);

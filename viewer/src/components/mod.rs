@@ -7,6 +7,7 @@ mod controls;
 mod loader;
 mod runs;
 mod table;
+mod trend;
 mod verdicts;
 mod views;
 
