@@ -116,7 +116,9 @@ fn profile(name: &str) -> PathBuf {
     scratch(&format!("chromium-{name}"))
 }
 
-/// Opens the site and waits until the table has rows.
+/// Opens the site, waits until the table has rows, ticks the first run into the detail
+/// view beside the default one (the newest, the markup-host copy) and opens the CDF, so
+/// both valid runs are shown whole.
 fn open(name: &str) -> (MutexGuard<'static, ()>, Server, Browser) {
     let fx = fixture();
     let guard = one_at_a_time();
@@ -126,6 +128,17 @@ fn open(name: &str) -> (MutexGuard<'static, ()>, Server, Browser) {
     browser.wait_for(
         "table rows",
         "document.querySelectorAll('#arm-table tbody tr').length",
+    );
+    browser.click("#run-list tbody tr:nth-child(1) input.detail-pick");
+    browser.wait_for(
+        "two runs in the detail view",
+        "document.querySelectorAll('#run-columns .run').length == 2",
+    );
+    browser.click("#cdf-section > summary");
+    browser.wait_for(
+        "the CDF from the whole files",
+        "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws \
+         && !document.querySelector('#cdf-loading')",
     );
     (guard, server, browser)
 }
@@ -190,10 +203,17 @@ fn every_chart_drew_something() {
     let canvases = browser.exec(INK_JS, json!([]));
     let canvases = canvases.as_array().unwrap();
     let ids: Vec<&str> = canvases.iter().map(|c| c["id"].as_str().unwrap()).collect();
-    // Two runs (the real one and its copy): percentiles, speedups, the stacks' two charts,
-    // the capacity's two and where the time goes each, plus the CDF and the run comparison.
-    assert_eq!(canvases.len(), 16, "{ids:?}");
-    assert!(ids.contains(&"chart-cdf") && ids.contains(&"chart-compare"));
+    // Two runs (the real one and its copy): a percentile panel per stack (client, server
+    // pair), speedups, the stacks' two charts, the capacity's two and where the time goes
+    // each, plus the CDF and the trend.
+    let mut pairs: Vec<(shared::Stack, shared::Stack)> = Vec::new();
+    for a in &fixture().evidence.arms {
+        if !pairs.contains(&(a.client_stack, a.server_stack)) {
+            pairs.push((a.client_stack, a.server_stack));
+        }
+    }
+    assert_eq!(canvases.len(), 2 * (pairs.len() + 6) + 2, "{ids:?}");
+    assert!(ids.contains(&"chart-cdf") && ids.contains(&"chart-trend"));
     for view in [
         "stacks",
         "stack-speedups",
@@ -219,7 +239,10 @@ fn every_chart_drew_something() {
         assert!(c["items"].as_u64() >= Some(1), "no data items: {c}");
         // (Every 5th pixel is sampled; the sparsest chart, a capacity line chart, had
         // 295 on the fixture run, an axes-only canvas has none.)
-        assert!(c["marks"].as_u64() >= Some(150), "only axes, no marks: {c}");
+        // (The trend has one point per host here: its marks are checked in site_trend.)
+        if c["id"] != json!("chart-trend") {
+            assert!(c["marks"].as_u64() >= Some(150), "only axes, no marks: {c}");
+        }
         assert!(
             c["w"].as_u64() > Some(200) && c["h"].as_u64() > Some(100),
             "{c}"
@@ -232,7 +255,7 @@ fn the_run_comparison_gives_the_compare_verdict() {
     let (_g, _s, browser) = open("verdicts");
     let rows = browser.wait_for(
         "the run comparison's verdicts",
-        "[...document.querySelectorAll('#compare-section .verdicts li')]\
+        "[...document.querySelectorAll('#detail-section .verdicts li')]\
          .map(li => [li.dataset.verdict, li.textContent])",
     );
     let rows: Vec<(String, String)> = serde_json::from_value(rows).unwrap();
@@ -650,7 +673,16 @@ fn local_files_can_be_added_and_runs_hidden_or_removed() {
         dups[0].as_str().unwrap().contains("results/"),
         "names the first file: {dups:?}"
     );
-    assert_eq!(count(&browser, "#arm-table tbody tr"), 3 * arms);
+    // The table holds the detail runs: the added run is in it once ticked.
+    assert_eq!(count(&browser, "#arm-table tbody tr"), 2 * arms);
+    browser.click("#run-list tbody tr:nth-child(3) input.detail-pick");
+    browser.wait_for(
+        "the added run's rows",
+        &format!(
+            "document.querySelectorAll('#arm-table tbody tr').length == {}",
+            3 * arms
+        ),
+    );
 
     browser.click("#run-list tbody tr:nth-child(1) button:nth-of-type(1)");
     browser.wait_for(
@@ -687,7 +719,7 @@ fn canvases_are_sharp_on_hidpi_screens() {
     browser.goto(&format!("{}site/", server.url));
     browser.wait_for(
         "charts drawn",
-        "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws",
+        "document.querySelectorAll('canvas[data-draws]').length > 3",
     );
     let sizes = browser.exec(
         "return [window.devicePixelRatio, [...document.querySelectorAll('canvas')].map(c => \

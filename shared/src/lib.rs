@@ -9,6 +9,7 @@ mod index;
 pub mod json;
 pub mod probe;
 pub mod schema;
+mod summary;
 mod validate;
 pub mod verdict;
 

@@ -180,5 +180,6 @@ pub fn evidence() -> Evidence {
         primitives: Vec::new(),
         hop: None,
         probe: None,
+        summary: false,
     }
 }

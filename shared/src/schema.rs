@@ -42,6 +42,12 @@ pub struct Evidence {
     #[serde(default)]
     #[cfg(not(target_arch = "wasm32"))]
     pub probe: Option<crate::probe::ServerProbe>,
+    /// True in a run's summary (a site's `results/summaries.jsonl`, see
+    /// [`Evidence::summary`]): the same evidence without its raw per-connection arrays
+    /// (`samples_us`, the phases' rows), so it is validated without them. Absent (false)
+    /// in the files the collector writes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub summary: bool,
 }
 
 /// One one-way hop (see [`Decomposition`]), measured before and after the arms.

@@ -19,6 +19,6 @@ mod components;
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen::prelude::wasm_bindgen(start)]
 pub fn start() {
-    components::panic::install();
+    // Panics abort at once (see xtask/src/wasm.rs): index.html reports the trap.
     components::mount();
 }

@@ -3,6 +3,7 @@
 //! Each command installs what a fresh machine lacks, says what it does before doing it,
 //! and stops with a message that names what failed.
 
+mod bench;
 mod lab;
 mod serve;
 mod site;
@@ -33,6 +34,11 @@ USAGE:
         taken; 0: any free port). Prints the URL first. Ctrl-C stops. Answers only
         Host 127.0.0.1:PORT / localhost:PORT, never a file outside SITE.
 
+    cargo xtask bench [--evidence FILE] [--runs 10,100,1000]
+        Time the site with copies of one evidence file (default: the last one in
+        results/) in headless Chromium: first chart, interactive and trend view, in
+        ms after navigation start, for each count. Prints figures; never fails on them.
+
     cargo xtask test
         Run every test: formatting check, unit tests, end-to-end tests.
         Installs what is missing first.
@@ -45,6 +51,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(&args[1..]),
         Some("site") => site::run(&args[1..]),
         Some("serve") => serve::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

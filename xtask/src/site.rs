@@ -1,7 +1,9 @@
 //! `cargo xtask site --results DIR --out SITE`: the self-contained static results site.
 //!
-//! Layout: `index.html`, `viewer.js`, `viewer_bg.wasm`, `results/*.json` and
-//! `results/index.json`. Every URL the page uses is relative, so the folder works from any
+//! Layout: `index.html`, `viewer.js`, `viewer_bg.wasm`, `results/*.json`,
+//! `results/index.json` and `results/summaries.jsonl` (one line per index entry, in the
+//! same order: the run's [`shared::Evidence::summary`], or `null` for a file that is not
+//! valid evidence, which the page then fetches whole to show why). Every URL the page uses is relative, so the folder works from any
 //! static host and any sub-path.
 
 use std::path::{Path, PathBuf};
@@ -169,13 +171,41 @@ fn copy_results(from: &Path, to: &Path, cap: u64) -> Result<ResultsIndex> {
             index.runs.push(IndexEntry { file, ..preview });
         }
     }
+    let mut summaries = String::new();
     for entry in &index.runs {
-        std::fs::copy(from.join(&entry.file), to.join(&entry.file))
+        link_or_copy(&from.join(&entry.file), &to.join(&entry.file))
             .with_context(|| format!("could not copy {}", entry.file))?;
+        summaries.push_str(&summary_line(&from.join(&entry.file)));
+        summaries.push('\n');
     }
     std::fs::write(to.join("index.json"), index_json(&index))
         .context("could not write results/index.json")?;
+    std::fs::write(to.join(SUMMARIES), summaries)
+        .with_context(|| format!("could not write results/{SUMMARIES}"))?;
     Ok(index)
+}
+
+/// The file of run summaries beside the index (see the module's doc).
+pub const SUMMARIES: &str = "summaries.jsonl";
+
+/// One line of `summaries.jsonl` for the evidence file at `path`: its summary, or `null`
+/// when it does not read as valid evidence (the page shows that file's own error).
+fn summary_line(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| shared::Evidence::from_json(&t).ok())
+        .map_or_else(|| "null".into(), |e| e.summary_line())
+}
+
+/// A hard link where the file system allows one (evidence files are never edited, and a
+/// site of 1,000 default runs would otherwise hold a second copy of 4 GB), else a copy.
+fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
+    // Never copy onto an existing link: that would write through to the evidence itself.
+    let _ = std::fs::remove_file(to);
+    if std::fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    std::fs::copy(from, to).map(|_| ())
 }
 
 /// Index fields read from an evidence file, as far as it is readable.
@@ -257,5 +287,37 @@ mod tests {
         std::fs::remove_file(results.join("index.json")).unwrap();
         let index = copy_results(&results, &to, 1000).unwrap();
         assert_eq!(index.runs.len(), 2);
+    }
+
+    #[test]
+    fn summaries_have_one_line_per_index_entry_in_its_order() {
+        let results = scratch("sum-results");
+        let to = scratch("sum-to");
+        let full = shared::sample::evidence();
+        std::fs::write(results.join("b-good.json"), full.to_json()).unwrap();
+        std::fs::write(results.join("a-broken.json"), "{").unwrap();
+        let index = copy_results(&results, &to, MAX_FILE_BYTES).unwrap();
+        let files: Vec<&str> = index.runs.iter().map(|e| e.file.as_str()).collect();
+        assert_eq!(files, ["a-broken.json", "b-good.json"]);
+        let text = std::fs::read_to_string(to.join(SUMMARIES)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], "null");
+        let summary = shared::Evidence::from_json(lines[1]).unwrap();
+        assert!(summary.summary);
+        assert_eq!(summary.run.id, "20261130T000000Z-sample-0000");
+        assert!(summary.arms.iter().all(|a| a.samples_us.is_empty()));
+        assert_eq!(summary.arms[1].latency_us, full.arms[1].latency_us);
+        // The evidence itself is in the site, whole and unchanged.
+        assert_eq!(
+            std::fs::read_to_string(to.join("b-good.json")).unwrap(),
+            full.to_json()
+        );
+        // Building again over the site leaves the source evidence whole.
+        copy_results(&results, &to, MAX_FILE_BYTES).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(results.join("b-good.json")).unwrap(),
+            full.to_json()
+        );
     }
 }

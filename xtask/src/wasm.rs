@@ -29,23 +29,42 @@ fn target_dir() -> PathBuf {
 /// into `out_dir`.
 pub fn build_viewer(out_dir: &Path) -> Result<()> {
     ensure_rust_target(TARGET)?;
-    step("building the viewer for the browser (wasm, size-optimised)");
+    ensure_rust_src()?;
+    step("building the viewer for the browser (wasm, size-optimised, std rebuilt for size)");
     // `cargo rustc --crate-type cdylib`: with the crate's own `["cdylib", "rlib"]` cargo
     // silently skips LTO, which costs about a third of the wasm's size.
-    tools::run(cargo().args([
-        "rustc",
-        "--locked",
-        "--quiet",
-        "-p",
-        "viewer",
-        "--lib",
-        "--crate-type",
-        "cdylib",
-        "--target",
-        TARGET,
-        "--profile",
-        PROFILE,
-    ]))?;
+    //
+    // The standard library is rebuilt with the wasm (`-Zbuild-std`, from the `rust-src`
+    // component) with its `optimize_for_size` feature, and panics abort at once
+    // (`-Cpanic=immediate-abort`: no panic messages, locations or formatting in the
+    // wasm; a panic is a trap, which index.html reports). Measured on this viewer:
+    // 260,272 → 246,317 bytes gzipped (std for size), → 231,257 (immediate abort).
+    // These flags are unstable; RUSTC_BOOTSTRAP=1 lets the pinned stable toolchain take
+    // them, for this one build only.
+    tools::run(
+        cargo()
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env(
+                "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+                "-Zunstable-options -Cpanic=immediate-abort",
+            )
+            .args([
+                "rustc",
+                "--locked",
+                "--quiet",
+                "-p",
+                "viewer",
+                "--lib",
+                "--crate-type",
+                "cdylib",
+                "--target",
+                TARGET,
+                "--profile",
+                PROFILE,
+                "-Zbuild-std=std,panic_abort",
+                "-Zbuild-std-features=optimize_for_size",
+            ]),
+    )?;
     let wasm = target_dir().join(TARGET).join(PROFILE).join("viewer.wasm");
     if !wasm.is_file() {
         bail!("the wasm build finished but {} is missing", wasm.display());
@@ -76,6 +95,22 @@ pub fn build_viewer(out_dir: &Path) -> Result<()> {
         }
     }
     minify_js(&out_dir.join("viewer.js"))
+}
+
+/// Adds the `rust-src` component (the standard library's source, rebuilt for the wasm)
+/// unless the toolchain has it.
+fn ensure_rust_src() -> Result<()> {
+    let sysroot = std::process::Command::new("rustc")
+        .current_dir(root())
+        .args(["--print", "sysroot"])
+        .output()
+        .context("could not run rustc --print sysroot")?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    if sysroot.join("lib/rustlib/src/rust/library/std").is_dir() {
+        return Ok(());
+    }
+    step("Rust component rust-src is missing: adding it");
+    tools::run(std::process::Command::new("rustup").args(["component", "add", "rust-src"]))
 }
 
 /// Minifies the JS glue in place with esbuild (Debian's package, installed when missing):

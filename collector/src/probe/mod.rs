@@ -206,6 +206,7 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
         primitives: Vec::new(),
         hop: None,
         probe: Some(probe),
+        summary: false,
     };
     finish(&args, &evidence)
 }

@@ -259,6 +259,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         primitives,
         hop,
         probe: None,
+        summary: false,
     };
     finish(&args.out, &evidence, finished - started, interrupted)
 }

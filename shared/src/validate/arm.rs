@@ -28,14 +28,16 @@ impl Arm {
 
 pub(super) type Bad<'a> = dyn FnMut(String, String) + 'a;
 
-/// Every rule of `arm`'s shape, plus the rules of its rounds and CI.
-pub(super) fn check(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
+/// Every rule of `arm`'s shape, plus the rules of its rounds and CI. In a `summary`
+/// (see [`crate::Evidence::summary`]) the samples are left out: the rules that count or
+/// read them are replaced by "no samples here".
+pub(super) fn check(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
     match arm.kind() {
         ArmKind::Skipped => check_skipped(arm, at, bad),
         ArmKind::Rate => check_rate(arm, at, bad),
         ArmKind::Latency => {
-            check_latency(arm, at, bad);
-            check_rounds(arm, at, bad);
+            check_latency(arm, summary, at, bad);
+            check_rounds(arm, summary, at, bad);
         }
     }
     if arm.kind() != ArmKind::Latency {
@@ -145,8 +147,12 @@ fn check_rate(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
 /// A latency arm: one sample per success, and a summary exactly when something succeeded.
 // `!(a <= b)` on purpose: it is also true when either side is NaN.
 #[allow(clippy::neg_cmp_op_on_partial_ord)]
-fn check_latency(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
-    if arm.samples_us.len() as u64 != arm.succeeded {
+fn check_latency(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
+    if summary {
+        if !arm.samples_us.is_empty() {
+            bad(at("samples_us"), "a summary carries no samples".into());
+        }
+    } else if arm.samples_us.len() as u64 != arm.succeeded {
         bad(
             at("samples_us"),
             format!(
@@ -223,7 +229,7 @@ fn check_latency(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
 
 /// Rounds: `samples_per_round` adds up to the samples, each round's median is the
 /// nearest-rank median of its own samples, and no CI is given over too few rounds.
-fn check_rounds(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
+fn check_rounds(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
     let per_round = &arm.samples_per_round;
     if per_round.is_empty() {
         if !arm.round_medians_us.is_empty() {
@@ -241,7 +247,7 @@ fn check_rounds(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
         bad(at("samples_per_round"), "adds up to more than 2^64".into());
         return;
     };
-    if total != arm.succeeded || arm.samples_us.len() as u64 != total {
+    if total != arm.succeeded || (!summary && arm.samples_us.len() as u64 != total) {
         bad(
             at("samples_per_round"),
             format!(
@@ -263,7 +269,8 @@ fn check_rounds(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
         return;
     }
     let mut start = 0;
-    for (r, (&n, median)) in per_round.iter().zip(&arm.round_medians_us).enumerate() {
+    let rounds = per_round.iter().zip(&arm.round_medians_us);
+    for (r, (&n, median)) in rounds.enumerate().filter(|_| !summary) {
         let chunk = &arm.samples_us[start..start + n as usize];
         start += n as usize;
         if !is_median(chunk, *median) {

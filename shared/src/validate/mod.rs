@@ -176,11 +176,11 @@ impl Evidence {
                         .into(),
                 );
             }
-            arm::check(arm, &at, &mut bad);
+            arm::check(arm, self.summary, &at, &mut bad);
             // The viewer's wasm build does not read `keepalive` (nor pay for its rules).
             #[cfg(not(target_arch = "wasm32"))]
             arm::check_keepalive(arm, &at, &mut bad);
-            phases::check(arm, &at, &mut bad);
+            phases::check(arm, self.summary, &at, &mut bad);
             bounds::check_arm(arm, &at, &mut bad);
         }
         bounds::check_rest(self, &mut bad);

@@ -43,6 +43,7 @@ pub fn draw_capacity<DB: DrawingBackend>(
         guides: Vec::new(),
         markers: true,
         legend_at: SeriesLabelPosition::LowerRight,
+        marks: &[],
     };
     draw_lines(area, &drawn(lines), &axes, scale)
 }
@@ -66,6 +67,33 @@ pub fn draw_ttfb<DB: DrawingBackend>(
             .collect(),
         markers: true,
         legend_at: SeriesLabelPosition::UpperLeft,
+        marks: &[],
+    };
+    draw_lines(area, &drawn(lines), &axes, scale)
+}
+
+/// One arm's p50 (whisker: 95% CI) per run in time order, one line per host; changes
+/// beyond the CI ringed (see [`crate::data::trend`]).
+pub fn draw_trend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    lines: &[Line],
+    marks: &[(f64, f64, bool)],
+    scale: f64,
+) -> DrawResult {
+    let axes = Axes {
+        x_scale: Scale::Linear,
+        x_desc: "run, oldest to newest (ring: slower in red, faster in green than the host's previous run, beyond the CIs)".into(),
+        y_desc: "p50 (µs/ms; whisker: 95% CI)",
+        x_tick: &|v| match v.fract() == 0.0 && v > 0.0 {
+            true => format!("#{v:.0}"),
+            false => String::new(),
+        },
+        y_tick: &|v| fmt_us(*v),
+        y_range: None,
+        guides: Vec::new(),
+        markers: true,
+        legend_at: SeriesLabelPosition::LowerRight,
+        marks,
     };
     draw_lines(area, &drawn(lines), &axes, scale)
 }

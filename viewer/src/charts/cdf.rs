@@ -46,6 +46,7 @@ pub fn draw_cdf<DB: DrawingBackend>(
         guides: Vec::new(),
         markers: false,
         legend_at: SeriesLabelPosition::LowerRight,
+        marks: &[],
     };
     draw_lines(area, &drawn, &axes, scale)
 }

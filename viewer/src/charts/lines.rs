@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::bars::no_data;
-use super::{fail, font, DrawResult, Scale, ERROR, GRID, INK, MUTED, PALETTE};
+use super::{fail, font, DrawResult, Scale, ERROR, FASTER, GRID, INK, MUTED, PALETTE};
 use crate::data::series::Line;
 
 /// One line to draw; `error` draws its legend entry in red.
@@ -29,6 +29,8 @@ pub struct Axes<'a> {
     pub markers: bool,
     /// Where the legend goes: where the lines are not (upper left for rising lines).
     pub legend_at: SeriesLabelPosition,
+    /// Points ringed as a change: `(x, y, slower)`, red when slower, green when faster.
+    pub marks: &'a [(f64, f64, bool)],
 }
 
 pub fn draw_lines<DB: DrawingBackend>(
@@ -149,6 +151,14 @@ pub fn draw_lines<DB: DrawingBackend>(
             }
         }
     }
+    for &(x, y, slower) in axes.marks {
+        let (px, py) = chart.backend_coord(&(to_x(x), to_y(y)));
+        let r = s(7.0);
+        let color = if slower { ERROR } else { FASTER };
+        let ring = ShapeStyle::from(color).stroke_width(width);
+        area.draw(&Rectangle::new([(px - r, py - r), (px + r, py + r)], ring))
+            .map_err(fail)?;
+    }
     let has_error = lines.iter().any(|d| d.error);
     chart
         .configure_series_labels()
@@ -199,6 +209,7 @@ mod tests {
             guides: vec![("1× RTT".into(), 1.0), ("2× RTT".into(), 2.0)],
             markers: true,
             legend_at: SeriesLabelPosition::UpperLeft,
+            marks: &[(2.0, 18.0, true)],
         };
         let rec = Recorder::draw(600, 300, |area| draw_lines(area, &lines, &axes, 1.0));
         for text in [
@@ -212,6 +223,7 @@ mod tests {
             assert!(rec.has_text(text), "{text}: {:?}", rec.texts);
         }
         assert_eq!(rec.filled_rects_of(PALETTE[0]), 2, "one marker per point");
+        assert_eq!(rec.rects_of(ERROR), 1, "one ring for the one mark");
         let empty = Line {
             label: "x".into(),
             points: Vec::new(),

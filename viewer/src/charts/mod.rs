@@ -30,6 +30,8 @@ pub const P99: RGBColor = RGBColor(0x94, 0x67, 0xbd);
 pub const TLS12: RGBColor = RGBColor(0x2c, 0xa0, 0x2c);
 pub const TLS13: RGBColor = RGBColor(0x1f, 0x77, 0xb4);
 pub const ERROR: RGBColor = RGBColor(0xc6, 0x28, 0x28);
+/// A change for the better (the trend's faster marks).
+pub const FASTER: RGBColor = RGBColor(0x2e, 0x7d, 0x32);
 pub const MUTED: RGBColor = RGBColor(0x70, 0x70, 0x70);
 pub const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
 pub const GRID: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);

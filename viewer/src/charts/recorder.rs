@@ -33,6 +33,14 @@ impl Recorded {
             .count()
     }
 
+    /// Outlined (not filled) rectangles of colour `c`.
+    pub fn rects_of(&self, c: RGBColor) -> usize {
+        self.rects
+            .iter()
+            .filter(|(col, fill, _)| !*fill && col.rgb == (c.0, c.1, c.2))
+            .count()
+    }
+
     /// Filled rectangles of colour `c` whose top edge is at or below `y`: the
     /// marks in the plot, not the legend squares drawn in the top band.
     pub fn filled_rects_of_below(&self, c: RGBColor, y: i32) -> usize {

@@ -2,23 +2,19 @@
 
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use super::canvas::{Chart, ChartSpec};
 use super::cdf::CdfSection;
 use super::controls::Controls;
 use super::findings::Findings;
-use super::loader::{initial_load, Fetched, Loader};
+use super::loader::{fetch_full, initial_load, Fetched, Loader};
 use super::permalink::{self, use_permalink, Targets};
 use super::runs::{Failures, RunColumn, RunList};
 use super::table::ArmTable;
+use super::trend::Trend;
 use super::verdicts::Verdicts;
-use crate::charts::Scale;
-use crate::data::derive::{arm_ids, compare_bars, default_cdf_pick, ArmRef};
+use crate::data::derive::{arm_ids, default_cdf_pick, ArmRef};
 use crate::data::filter::{facets_present, toggle, ArmFilter, Facet};
-use crate::data::format::short;
 use crate::data::load::RunSet;
 use crate::data::permalink::Permalink;
 use crate::data::table::{arm_rows, sort_rows, SortKey};
@@ -26,6 +22,8 @@ use crate::data::table::{arm_rows, sort_rows, SortKey};
 /// Changes to the set of loaded runs.
 enum RunsAction {
     Loaded(Vec<Fetched>),
+    /// Whole evidence files in place of the summaries they were loaded as.
+    Full(Vec<Fetched>),
     ToggleHidden(u32),
     Remove(u32),
     Dismiss(usize),
@@ -58,6 +56,16 @@ impl Reducible for Runs {
                     }
                 }
             }
+            RunsAction::Full(items) => {
+                for (source, text) in items {
+                    match text {
+                        Ok(text) => set.add_full(&source, &text),
+                        Err(reason) => {
+                            set.add_failure(&source, reason);
+                        }
+                    }
+                }
+            }
             RunsAction::ToggleHidden(key) => set.toggle_hidden(key),
             RunsAction::Remove(key) => set.remove(key),
             RunsAction::Dismiss(i) => set.dismiss_failure(i),
@@ -78,7 +86,12 @@ pub fn App() -> Html {
     let sort = use_state(|| link.sort.unwrap_or_default());
     // None: the default pick (first run's full and resumed arm) until the user picks.
     let picked = use_state(|| None::<Vec<ArmRef>>);
-    let compare_arm = use_state(|| None::<String>);
+    let trend_arm = use_state(|| None::<String>);
+    let hidden_hosts = use_state(Vec::<String>::new);
+    // Runs picked for the detail view (none: the newest), and whether the CDF is open.
+    let detail_picked = use_state(Vec::<u32>::new);
+    let cdf_open = use_state(|| false);
+    let requested = use_mut_ref(Vec::<String>::new);
 
     {
         let runs = runs.clone();
@@ -90,6 +103,57 @@ pub fn App() -> Html {
     }
 
     let set = runs.set.clone();
+    let detail = Rc::new(set.detail(&detail_picked));
+    let detail_keys: Vec<u32> = detail.runs.iter().map(|r| r.key).collect();
+    {
+        // Time to interactive for `cargo xtask bench`: the start-up load is drawn.
+        let ready = runs.ready;
+        use_effect_with(ready, move |ready| {
+            if *ready {
+                if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+                    let _ = perf.mark("interactive");
+                }
+            }
+        });
+    }
+    {
+        // The CDF needs raw samples: fetch the whole files of the detail runs that are
+        // summaries, once each, only while the CDF is open.
+        let runs = runs.clone();
+        let wanted: Vec<String> = detail
+            .runs
+            .iter()
+            .filter(|r| *cdf_open && r.evidence.summary)
+            .map(|r| r.source.clone())
+            .collect();
+        use_effect_with(wanted, move |wanted| {
+            let new: Vec<String> = wanted
+                .iter()
+                .filter(|s| !requested.borrow().contains(s))
+                .cloned()
+                .collect();
+            if !new.is_empty() {
+                requested.borrow_mut().extend(new.iter().cloned());
+                fetch_full(
+                    new,
+                    Callback::from(move |items| runs.dispatch(RunsAction::Full(items))),
+                );
+            }
+        });
+    }
+    let on_detail = {
+        let detail_picked = detail_picked.clone();
+        let current = detail_keys.clone();
+        Callback::from(move |k: u32| {
+            let mut next = current.clone();
+            toggle(&mut next, k);
+            detail_picked.set(next);
+        })
+    };
+    let on_cdf_open = {
+        let cdf_open = cdf_open.clone();
+        Callback::from(move |open: bool| cdf_open.set(open))
+    };
     let on_loaded = {
         let runs = runs.clone();
         Callback::from(move |items| runs.dispatch(RunsAction::Loaded(items)))
@@ -122,7 +186,9 @@ pub fn App() -> Html {
         let sort = sort.clone();
         Callback::from(move |k: SortKey| sort.set(sort.clicked(k)))
     };
-    let current_pick = (*picked).clone().unwrap_or_else(|| default_cdf_pick(&set));
+    let current_pick = (*picked)
+        .clone()
+        .unwrap_or_else(|| default_cdf_pick(&detail));
     let on_pick = {
         let picked = picked.clone();
         let current = current_pick.clone();
@@ -134,46 +200,42 @@ pub fn App() -> Html {
     };
 
     let ids = arm_ids(&set, &filter);
-    let chosen = (*compare_arm)
+    let chosen = (*trend_arm)
         .clone()
         .filter(|a| ids.contains(a))
         .or_else(|| ids.first().cloned());
-    let on_compare = {
-        let compare_arm = compare_arm.clone();
-        Callback::from(move |e: Event| {
-            if let Some(select) = e
-                .target()
-                .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok())
-            {
-                compare_arm.set(Some(select.value()));
-            }
+    let on_arm = {
+        let trend_arm = trend_arm.clone();
+        Callback::from(move |a| trend_arm.set(Some(a)))
+    };
+    let on_host = {
+        let hidden_hosts = hidden_hosts.clone();
+        Callback::from(move |h: String| {
+            let mut next = (*hidden_hosts).clone();
+            toggle(&mut next, h);
+            hidden_hosts.set(next);
         })
     };
-    let compare_spec = Rc::new(ChartSpec::Percentiles(
-        chosen
-            .as_deref()
-            .map(|a| compare_bars(&set, a))
-            .unwrap_or_default(),
-        // Linear from zero whatever the page's scale: bar lengths compare runs.
-        Scale::Linear,
-    ));
     let now = Permalink::of(
         &set,
         &filter,
         *scale,
         *sort,
         (*picked).as_deref(),
-        (*compare_arm).as_deref(),
+        (*trend_arm).as_deref(),
     )
     .to_query();
     let targets = Targets {
         filter: filter.clone(),
         picked: picked.clone(),
-        arm: compare_arm.clone(),
+        arm: trend_arm.clone(),
         hide: on_toggle_run.clone(),
     };
     use_permalink(link, set.clone(), runs.ready, targets, now);
-    let mut rows = arm_rows(&set, &filter);
+    // The bootstrap verdicts need raw samples: only the detail runs loaded whole.
+    let mut whole = (*detail).clone();
+    whole.runs.retain(|r| !r.evidence.summary);
+    let mut rows = arm_rows(&detail, &filter);
     sort_rows(&mut rows, *sort);
 
     html! {
@@ -190,34 +252,28 @@ pub fn App() -> Html {
             }
             <section id="runs-section">
                 <h2>{"Runs"}</h2>
-                <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} ready={runs.ready} />
+                <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} ready={runs.ready}
+                         detail={detail_keys} {on_detail} />
             </section>
             if set.visible().next().is_some() {
                 <Controls facets={facets_present(&set)} filter={(*filter).clone()}
                           on_toggle={on_facet} scale={*scale} {on_scale} />
-                <section id="run-columns" class="columns">
-                    for run in set.visible() {
-                        <RunColumn key={run.key} run={run.clone()} filter={(*filter).clone()} scale={*scale} />
-                    }
-                </section>
-                <CdfSection runs={set.clone()} filter={(*filter).clone()} picked={current_pick}
-                            on_toggle={on_pick} scale={*scale} />
-                <section id="compare-section">
-                    <h2>{"One arm across runs"}</h2>
-                    <p class="hint">{"Linear axis from zero, one row per run id; the whisker is the p50's 95% CI."}</p>
-                    <label>{"arm "}
-                        <select id="compare-arm" onchange={on_compare}>
-                            for id in ids.iter() {
-                                <option value={id.clone()} selected={chosen.as_ref() == Some(id)}>{short(id)}</option>
-                            }
-                        </select>
-                    </label>
-                    <Chart id="chart-compare" spec={compare_spec}
-                           label="the same arm's p50, p95 and p99 in each loaded run, by run id, on a linear axis from zero" />
+                <Trend runs={set.clone()} {ids} chosen={chosen.clone()} {on_arm}
+                       hidden_hosts={(*hidden_hosts).clone()} {on_host} />
+                <section id="detail-section">
+                    <h2>{"Detail"}</h2>
+                    <p class="hint">{"The runs ticked under \"detail\" in the run list (up to four; none ticked: the newest run)."}</p>
+                    <div id="run-columns" class="columns">
+                        for run in detail.runs.iter() {
+                            <RunColumn key={run.key} run={run.clone()} filter={(*filter).clone()} scale={*scale} />
+                        }
+                    </div>
                     if let Some(arm) = chosen.as_deref() {
-                        <Verdicts runs={set.clone()} arm={AttrValue::from(arm.to_string())} />
+                        <Verdicts runs={Rc::new(whole)} arm={AttrValue::from(arm.to_string())} />
                     }
                 </section>
+                <CdfSection runs={detail.clone()} filter={(*filter).clone()} picked={current_pick}
+                            on_toggle={on_pick} scale={*scale} open={*cdf_open} on_open={on_cdf_open} />
                 <ArmTable {rows} sort={*sort} {on_sort} />
             }
         </main>

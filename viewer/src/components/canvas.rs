@@ -33,6 +33,8 @@ pub enum ChartSpec {
     Capacity(Vec<Line>, CapacityMetric),
     Ttfb(Vec<Line>),
     Waterfall(Vec<Waterfall>),
+    /// One arm across runs: a line per host, and the points marked as changes.
+    Trend(Vec<Line>, Vec<(f64, f64, bool)>),
 }
 
 impl ChartSpec {
@@ -46,7 +48,10 @@ impl ChartSpec {
             }
             ChartSpec::StackLatency(r, _) => bars::height_for(r.len(), 2),
             ChartSpec::StackSpeedups(r) => bars::height_for(r.len(), 2),
-            ChartSpec::Cdf(..) | ChartSpec::Capacity(..) | ChartSpec::Ttfb(_) => lines::HEIGHT,
+            ChartSpec::Cdf(..)
+            | ChartSpec::Capacity(..)
+            | ChartSpec::Ttfb(_)
+            | ChartSpec::Trend(..) => lines::HEIGHT,
             ChartSpec::Waterfall(r) => waterfall::height_for(r.len()),
         }
     }
@@ -69,7 +74,10 @@ impl ChartSpec {
                 lines_text(l, &|x| format!("{x:.0} clients"), y)
             }
             ChartSpec::Ttfb(l) => lines_text(l, &|x| format!("RTT {x} ms"), &us),
-            ChartSpec::StackSpeedups(_) | ChartSpec::Waterfall(_) => Vec::new(),
+            // The trend has its own table (run ids, verdicts) under the chart.
+            ChartSpec::StackSpeedups(_) | ChartSpec::Waterfall(_) | ChartSpec::Trend(..) => {
+                Vec::new()
+            }
         }
     }
 
@@ -81,7 +89,7 @@ impl ChartSpec {
             ChartSpec::Cdf(s, _) => s.len(),
             ChartSpec::StackLatency(r, _) => r.len(),
             ChartSpec::StackSpeedups(r) => r.len(),
-            ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) => l.len(),
+            ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) | ChartSpec::Trend(l, _) => l.len(),
             ChartSpec::Waterfall(r) => r.len(),
         }
     }
@@ -137,22 +145,26 @@ pub fn paint<DB: DrawingBackend>(
         ChartSpec::Capacity(l, metric) => against::draw_capacity(area, l, *metric, dpr),
         ChartSpec::Ttfb(l) => against::draw_ttfb(area, l, dpr),
         ChartSpec::Waterfall(r) => waterfall::draw_waterfalls(area, r, dpr),
+        ChartSpec::Trend(l, marks) => against::draw_trend(area, l, marks, dpr),
     }
 }
 
 /// Notes the time of the first drawn chart (ms since navigation start) on `<body>` as
-/// `data-first-chart-ms`, for the load-time budget.
-fn mark_first_chart() {
+/// `data-first-chart-ms`, and each chart's draws as performance marks `chart:<id>`, for
+/// the load-time budgets (`cargo xtask bench`).
+fn mark_drawn(id: &str) {
     let Some(window) = web_sys::window() else {
         return;
     };
+    let Some(perf) = window.performance() else {
+        return;
+    };
+    let _ = perf.mark(&format!("chart:{id}"));
     let Some(body) = window.document().and_then(|d| d.body()) else {
         return;
     };
-    if body.has_attribute("data-first-chart-ms") {
-        return;
-    }
-    if let Some(perf) = window.performance() {
+    if !body.has_attribute("data-first-chart-ms") {
+        let _ = perf.mark("first-chart");
         let _ = body.set_attribute("data-first-chart-ms", &format!("{:.0}", perf.now()));
     }
 }
@@ -166,13 +178,14 @@ pub fn Chart(props: &ChartProps) -> Html {
     {
         let canvas_ref = canvas_ref.clone();
         let error = error.clone();
+        let id = props.id.clone();
         use_effect_with(props.spec.clone(), move |spec| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
                 match draw(&canvas, spec) {
                     Ok(()) => {
                         *draws.borrow_mut() += 1;
                         let _ = canvas.set_attribute("data-draws", &draws.borrow().to_string());
-                        mark_first_chart();
+                        mark_drawn(&id);
                         error.set(None);
                     }
                     Err(e) => error.set(Some(e)),

@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::canvas::{Chart, ChartSpec};
@@ -18,15 +19,33 @@ pub struct CdfProps {
     pub picked: Vec<ArmRef>,
     pub on_toggle: Callback<ArmRef>,
     pub scale: Scale,
+    /// Opening the section asks for the shown runs' raw samples (summaries have none).
+    pub open: bool,
+    pub on_open: Callback<bool>,
 }
 
 #[component]
 pub fn CdfSection(props: &CdfProps) -> Html {
     let series = cdf_series(&props.runs, &props.filter, &props.picked);
     let spec = Rc::new(ChartSpec::Cdf(series, props.scale));
+    let waiting = props.runs.visible().any(|r| r.evidence.summary);
+    let ontoggle = {
+        let on_open = props.on_open.clone();
+        Callback::from(move |e: Event| {
+            let open = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
+                .is_some_and(|d| d.open());
+            on_open.emit(open);
+        })
+    };
     html! {
-        <section id="cdf-section">
-            <h2>{"Latency distribution (CDF of raw samples)"}</h2>
+        <details id="cdf-section" open={props.open} {ontoggle}>
+            <summary><h2>{"Latency distribution (CDF of raw samples)"}</h2></summary>
+            if !props.open {
+                <p class="hint">{"Open to fetch the raw samples of the runs in the detail view."}</p>
+            } else {
+            if waiting { <p id="cdf-loading" role="status">{"Fetching the raw samples…"}</p> }
             <a class="skip" href="#table-section">{"Skip the arm list to the table"}</a>
             <div class="cdf">
                 <div class="picker">
@@ -43,7 +62,8 @@ pub fn CdfSection(props: &CdfProps) -> Html {
                 <Chart id="chart-cdf" {spec} label="CDF of the latency samples of the picked arms"
                        empty="nothing to show: no arm picked among those the filters let through" />
             </div>
-        </section>
+            }
+        </details>
     }
 }
 

@@ -9,7 +9,9 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{DragEvent, File, FileList, HtmlInputElement};
 use yew::prelude::*;
 
-use crate::data::index::{check_relative, entry_url, parse_index, DEFAULT_INDEX_URL};
+use crate::data::index::{
+    check_relative, entry_url, parse_index, DEFAULT_INDEX_URL, SUMMARIES_URL,
+};
 
 /// A source (URL or file name) and its text, or why it could not be read.
 pub type Fetched = (String, Result<String, String>);
@@ -54,9 +56,12 @@ fn same_origin(url: String) -> Result<String, String> {
     Ok(url)
 }
 
-/// Loads what the page shows at start: the file named by `?run=` alone, or every file
-/// listed in `results/index.json`, fetched concurrently. `on_loaded` gets them all at
-/// once (so the page renders once); failures come back as values.
+/// Loads what the page shows at start: the file named by `?run=` alone, or every run
+/// listed in `results/index.json`: its line of `results/summaries.jsonl` (one fetch for
+/// every run), or the whole file when there is no usable summary (no summaries file, a
+/// different number of lines, or `null` for a file that is not valid evidence, so that
+/// its own error is shown). Whole files are fetched concurrently. `on_loaded` gets them
+/// all at once (so the page renders once); failures come back as values.
 pub fn initial_load(on_loaded: Callback<Vec<Fetched>>) {
     spawn_local(async move {
         let urls = match start_urls().await {
@@ -67,7 +72,8 @@ pub fn initial_load(on_loaded: Callback<Vec<Fetched>>) {
     });
 }
 
-/// The URLs to load at start, or the failure that prevents knowing them.
+/// The URLs to load at start (or, as `Err`, what is already known of one), or the
+/// failure that prevents knowing them.
 async fn start_urls() -> Result<Vec<Result<String, Fetched>>, Fetched> {
     if let Some(url) = run_param() {
         return Ok(vec![match check_relative(&url).and_then(same_origin) {
@@ -79,11 +85,30 @@ async fn start_urls() -> Result<Vec<Result<String, Fetched>>, Fetched> {
         .await
         .and_then(|text| parse_index(&text))
         .map_err(|e| (DEFAULT_INDEX_URL.to_string(), Err(e)))?;
+    let summaries = fetch_text(SUMMARIES_URL).await.unwrap_or_default();
+    let mut lines: Vec<&str> = summaries.lines().collect();
+    if lines.len() != index.runs.len() {
+        lines.clear();
+    }
     Ok(index
         .runs
         .into_iter()
-        .map(|entry| entry_url(DEFAULT_INDEX_URL, &entry.file).map_err(|e| (entry.file, Err(e))))
+        .enumerate()
+        .map(|(i, entry)| {
+            let url =
+                entry_url(DEFAULT_INDEX_URL, &entry.file).map_err(|e| (entry.file, Err(e)))?;
+            match lines.get(i) {
+                // Already here: handed on as fetched.
+                Some(line) if *line != "null" => Err((url, Ok(line.to_string()))),
+                _ => Ok(url),
+            }
+        })
         .collect())
+}
+
+/// Fetches the whole evidence of `sources` (the runs whose summary a view cannot use).
+pub fn fetch_full(sources: Vec<String>, on_loaded: Callback<Vec<Fetched>>) {
+    fetch_all(sources.into_iter().map(Ok).collect(), on_loaded);
 }
 
 /// Fetches every URL concurrently (one task each; no join combinator, which would cost

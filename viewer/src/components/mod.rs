@@ -7,10 +7,10 @@ mod controls;
 mod export;
 mod findings;
 mod loader;
-pub mod panic;
 mod permalink;
 mod runs;
 mod table;
+mod trend;
 mod verdicts;
 mod views;
 

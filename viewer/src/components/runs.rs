@@ -10,16 +10,20 @@ use super::shown;
 use super::views::RunViews;
 use crate::charts::Scale;
 use crate::data::card::{run_card, tls_over_tcp};
-use crate::data::derive::{percentile_bars, resume_speedups};
+use crate::data::derive::resume_speedups;
 use crate::data::filter::ArmFilter;
 use crate::data::format::short;
 use crate::data::load::{short_time, LoadFailure, LoadedRun, RunSet};
+use crate::data::stacks::percentile_panels;
 
 #[derive(Properties, PartialEq)]
 pub struct RunListProps {
     pub runs: Rc<RunSet>,
     pub on_toggle: Callback<u32>,
     pub on_remove: Callback<u32>,
+    /// The runs in the detail view, and picking one in or out of it.
+    pub detail: Vec<u32>,
+    pub on_detail: Callback<u32>,
     /// False until the start-up load finished: then "loading", not "no runs".
     pub ready: bool,
 }
@@ -38,21 +42,24 @@ pub fn RunList(props: &RunListProps) -> Html {
             <thead><tr>
                 <th scope="col">{"host"}</th><th scope="col">{"run id"}</th>
                 <th scope="col">{"started"}</th><th scope="col">{"tool"}</th>
-                <th scope="col">{"complete"}</th><th scope="col">{"file"}</th><th></th>
+                <th scope="col">{"complete"}</th><th scope="col">{"file"}</th>
+                <th scope="col">{"detail"}</th><th></th>
             </tr></thead>
             <tbody>
             for run in &props.runs.runs {
-                {run_line(run, &props.on_toggle, &props.on_remove)}
+                {run_line(run, props)}
             }
             </tbody>
         </table>
     }
 }
 
-fn run_line(run: &LoadedRun, on_toggle: &Callback<u32>, on_remove: &Callback<u32>) -> Html {
+fn run_line(run: &LoadedRun, props: &RunListProps) -> Html {
     let ev = &run.evidence;
     let key = run.key;
-    let (toggle, remove) = (on_toggle.clone(), on_remove.clone());
+    let (toggle, remove) = (props.on_toggle.clone(), props.on_remove.clone());
+    let pick = props.on_detail.clone();
+    let in_detail = props.detail.contains(&key);
     let id = short(&ev.run.id);
     let verb = if run.hidden { "show" } else { "hide" };
     html! {
@@ -69,6 +76,9 @@ fn run_line(run: &LoadedRun, on_toggle: &Callback<u32>, on_remove: &Callback<u32
                     <span class="error dup">{" the same run (id) as "}{shown(first)}</span>
                 }
             </td>
+            <td><input type="checkbox" class="detail-pick" checked={in_detail}
+                       aria-label={format!("run {id} in the detail view")}
+                       onchange={move |_| pick.emit(key)} /></td>
             <td>
                 <button aria-label={format!("{verb} run {id}")} onclick={move |_| toggle.emit(key)}>
                     {verb}
@@ -120,10 +130,13 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
     let card = run_card(&props.run.evidence);
     let ratios = tls_over_tcp(&props.run.evidence, &props.filter);
     let key = props.run.key;
-    let percentiles = use_memo(
+    let panels = use_memo(
         (props.run.clone(), props.filter.clone(), props.scale),
         |(run, filter, scale)| {
-            ChartSpec::Percentiles(percentile_bars(&run.evidence, filter), *scale)
+            percentile_panels(&run.evidence, filter)
+                .into_iter()
+                .map(|(stack, bars)| (stack, Rc::new(ChartSpec::Percentiles(bars, *scale))))
+                .collect::<Vec<_>>()
         },
     );
     let speedups = use_memo(
@@ -149,9 +162,17 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
                     }
                 </dl>
             </details>
-            <Chart id={format!("chart-percentiles-{key}")} spec={percentiles}
-                   title={AttrValue::from("Percentiles per arm")}
-                   label="p50, p95 and p99 latency per arm, with the p50 95% CI" />
+            <h4>{"Percentiles per arm, one panel per stack"}</h4>
+            <div class="panels" id={format!("chart-percentiles-{key}")}>
+                if panels.is_empty() {
+                    <p class="empty">{"nothing to show: no arm passes the filters"}</p>
+                }
+                for (i, (stack, spec)) in panels.iter().enumerate() {
+                    <Chart id={format!("chart-percentiles-{key}-{i}")} spec={spec.clone()}
+                           title={AttrValue::from(stack.clone())}
+                           label={format!("{stack}: p50, p95 and p99 latency per arm, with the p50 95% CI")} />
+                }
+            </div>
             <Chart id={format!("chart-speedup-{key}")} spec={speedups}
                    title={AttrValue::from("Resume speedup")}
                    label="full/resumed p50 ratio per protocol, cert and resumption kind" />

@@ -4,7 +4,7 @@
 use shared::{Arm, ComparisonKind, Evidence, Protocol};
 
 use super::filter::ArmFilter;
-use super::format::{short, PER_USER_CPU_S};
+use super::format::PER_USER_CPU_S;
 use super::load::RunSet;
 use super::stacks::stack_pair;
 
@@ -45,7 +45,7 @@ pub struct PercentileBar {
     pub no_result: Option<NoResult>,
 }
 
-fn bar(label: String, arm: &Arm) -> PercentileBar {
+pub(crate) fn bar(label: String, arm: &Arm) -> PercentileBar {
     PercentileBar {
         label,
         percentiles: arm.latency_us.map(|l| [l.p50, l.p95, l.p99]),
@@ -100,17 +100,6 @@ pub fn arm_ids(runs: &RunSet, filter: &ArmFilter) -> Vec<String> {
         }
     }
     ids
-}
-
-/// The arm `arm_id` in each visible run that has it, labelled by run id (two runs of one
-/// host in one second have the same host and time, never the same id).
-pub fn compare_bars(runs: &RunSet, arm_id: &str) -> Vec<PercentileBar> {
-    runs.visible()
-        .filter_map(|r| {
-            let arm = r.evidence.arms.iter().find(|a| a.id == arm_id)?;
-            Some(bar(short(&r.evidence.run.id), arm))
-        })
-        .collect()
 }
 
 /// Full/resumed p50 ratio of one stack × protocol × cert × group × resumption kind.
@@ -228,10 +217,11 @@ pub struct CdfSeries {
     pub no_result: Option<NoResult>,
 }
 
-/// Whether the CDF can draw `arm`: it has raw samples and they are results (not a
-/// rate-only tool, a skip or an error).
+/// Whether the CDF can draw `arm`: it has latencies that are results (not a rate-only
+/// tool, a skip or an error). Its raw samples may still have to be fetched: a run's
+/// summary has none.
 pub fn has_cdf(arm: &Arm) -> bool {
-    !arm.samples_us.is_empty() && no_result(arm).is_none()
+    arm.latency_us.is_some() && no_result(arm).is_none()
 }
 
 /// CDF lines of the picked arms that are in visible runs, pass the filter and have a
@@ -243,6 +233,7 @@ pub fn cdf_series(runs: &RunSet, filter: &ArmFilter, picked: &[ArmRef]) -> Vec<C
         .filter(|(r, a)| {
             filter.matches(a)
                 && has_cdf(a)
+                && !a.samples_us.is_empty()
                 && picked.contains(&ArmRef {
                     run_key: r.key,
                     arm_id: a.id.clone(),
@@ -625,7 +616,7 @@ mod tests {
     }
 
     #[test]
-    fn cdf_series_and_run_comparison_cover_visible_runs() {
+    fn cdf_series_cover_visible_runs_with_samples() {
         let mut set = RunSet::default();
         let a = set.add("a", sample());
         let b = set.add("b", sample());
@@ -647,15 +638,16 @@ mod tests {
             arm_id: "tcp-connect".into(),
         });
         assert_eq!(cdf_series(&set, &all, &pick_b).len(), 3);
+        // A summary has no samples: its arms can be picked, but draw nothing until the
+        // whole file is in.
+        let mut summaries = RunSet::default();
+        summaries.add("s", sample().summary());
+        let pick_s = default_cdf_pick(&summaries);
+        assert_eq!(pick_s.len(), 2);
+        assert!(cdf_series(&summaries, &all, &pick_s).is_empty());
 
-        let labels: Vec<String> = compare_bars(&set, "tcp-connect")
-            .into_iter()
-            .map(|b| b.label)
-            .collect();
-        assert_eq!(labels, ["20261130T000000Z-sample-0000"; 2]);
         set.toggle_hidden(a);
-        assert_eq!(compare_bars(&set, "tcp-connect").len(), 1);
-        assert!(compare_bars(&set, "nope").is_empty());
+        assert_eq!(cdf_series(&set, &all, &pick_b).len(), 1);
         assert_eq!(arm_ids(&set, &ArmFilter::default()).len(), 3);
     }
 }

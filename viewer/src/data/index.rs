@@ -9,6 +9,10 @@ pub use shared::{IndexEntry, ResultsIndex};
 /// Where the viewer looks for the index when no `?run=` is given (relative to the page).
 pub const DEFAULT_INDEX_URL: &str = "results/index.json";
 
+/// The runs' summaries beside the index (see `cargo xtask site`): one line per index
+/// entry, in its order, each a [`shared::Evidence::summary`] or `null`.
+pub const SUMMARIES_URL: &str = "results/summaries.jsonl";
+
 /// Parses an index; the error says where the text stops being a run index.
 pub fn parse_index(text: &str) -> Result<ResultsIndex, String> {
     serde_json::from_str(text).map_err(|e| {

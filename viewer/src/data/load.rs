@@ -152,7 +152,53 @@ impl RunSet {
     pub fn visible(&self) -> impl Iterator<Item = &LoadedRun> {
         self.runs.iter().filter(|r| !r.hidden)
     }
+
+    /// Puts the whole evidence read from `source` in place of that run's summary (same
+    /// key, same place); a file that does not read becomes a failure.
+    pub fn add_full(&mut self, source: &str, text: &str) {
+        let Some(i) = self
+            .runs
+            .iter()
+            .position(|r| r.source == source && r.evidence.summary)
+        else {
+            return;
+        };
+        match Evidence::from_json(text) {
+            Ok(evidence) => self.runs[i].evidence = Rc::new(evidence),
+            Err(e) => {
+                self.add_failure(source, e.to_string());
+            }
+        }
+    }
+
+    /// The runs the detail view shows: those in `picked` that are loaded and visible (at
+    /// most [`MAX_DETAIL`], the latest picks), else the newest visible run.
+    pub fn detail(&self, picked: &[u32]) -> RunSet {
+        let mut runs: Vec<LoadedRun> = picked
+            .iter()
+            .rev()
+            .filter_map(|k| self.visible().find(|r| r.key == *k))
+            .take(MAX_DETAIL)
+            .cloned()
+            .collect();
+        runs.reverse();
+        if runs.is_empty() {
+            let newest = self.visible().max_by(|a, b| {
+                let (ra, rb) = (&a.evidence.run, &b.evidence.run);
+                (&ra.started_at, &ra.id).cmp(&(&rb.started_at, &rb.id))
+            });
+            runs.extend(newest.cloned());
+        }
+        RunSet {
+            runs,
+            failures: Vec::new(),
+            next_key: self.next_key,
+        }
+    }
 }
+
+/// The most runs the detail view shows side by side.
+pub const MAX_DETAIL: usize = 4;
 
 #[cfg(test)]
 mod tests {
@@ -257,6 +303,57 @@ mod tests {
             "big.json: the file is 65 MB; the viewer reads files up to 64 MB"
         );
         assert!(set.runs.is_empty());
+    }
+
+    #[test]
+    fn the_detail_view_takes_the_latest_picks_or_the_newest_run() {
+        let mut set = RunSet::default();
+        let mut keys = Vec::new();
+        for (id, at) in [
+            ("b", "02"),
+            ("c", "03"),
+            ("a", "01"),
+            ("d", "00"),
+            ("e", "00"),
+        ] {
+            let mut e = sample();
+            e.run.id = id.into();
+            e.run.started_at = format!("2026-11-30T{at}:00:00Z");
+            keys.push(set.add(&format!("{id}.json"), e));
+        }
+        let ids = |s: &RunSet| {
+            s.runs
+                .iter()
+                .map(|r| r.evidence.run.id.clone())
+                .collect::<Vec<_>>()
+        };
+        // Nothing picked: the newest (c, started 03:00), not the last loaded.
+        assert_eq!(ids(&set.detail(&[])), ["c"]);
+        // Five picks: the last four, in pick order; a hidden pick is left out.
+        assert_eq!(ids(&set.detail(&keys)), ["c", "a", "d", "e"]);
+        set.toggle_hidden(keys[3]);
+        assert_eq!(ids(&set.detail(&keys)), ["b", "c", "a", "e"]);
+        assert_eq!(ids(&set.detail(&[99])), ["c"]);
+    }
+
+    #[test]
+    fn a_summary_is_replaced_by_its_whole_file_in_place() {
+        let mut set = RunSet::default();
+        let full = shared::sample::evidence();
+        set.add_text("results/a.json", &full.summary_line())
+            .unwrap();
+        let key = set.runs[0].key;
+        assert!(set.runs[0].evidence.arms[1].samples_us.is_empty());
+        set.add_full("results/a.json", "{");
+        assert_eq!(set.failures.len(), 1);
+        assert!(set.runs[0].evidence.summary);
+        set.add_full("results/a.json", &full.to_json());
+        assert_eq!(set.runs[0].key, key);
+        assert!(!set.runs[0].evidence.summary);
+        assert_eq!(
+            set.runs[0].evidence.arms[1].samples_us,
+            full.arms[1].samples_us
+        );
     }
 
     #[test]

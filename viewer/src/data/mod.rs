@@ -16,6 +16,7 @@ pub mod series;
 pub mod stacks;
 pub mod table;
 pub mod text;
+pub mod trend;
 pub mod verdicts;
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use shared::{Arm, ComparisonKind, Evidence, Mode, Protocol, RateBasis, Stack};
 
-use super::derive::{no_result, NoResult};
+use super::derive::{bar, no_result, NoResult, PercentileBar};
 use super::filter::ArmFilter;
 
 /// `rustls`, or `client → server` when the two ends differ.
@@ -14,6 +14,21 @@ pub fn stack_pair(arm: &Arm) -> String {
     } else {
         format!("{} → {}", arm.client_stack, arm.server_stack)
     }
+}
+
+/// [`super::derive::percentile_bars`] as small multiples: one panel per stack
+/// (`client → server` when the ends differ), first-seen order, so each panel fits a screen.
+pub fn percentile_panels(ev: &Evidence, filter: &ArmFilter) -> Vec<(String, Vec<PercentileBar>)> {
+    let mut panels: Vec<(String, Vec<PercentileBar>)> = Vec::new();
+    for a in ev.arms.iter().filter(|a| filter.matches(a)) {
+        let stack = stack_pair(a);
+        let b = bar(a.id.clone(), a);
+        match panels.iter_mut().find(|p| p.0 == stack) {
+            Some(p) => p.1.push(b),
+            None => panels.push((stack, vec![b])),
+        }
+    }
+    panels
 }
 
 /// Arms measured on plain loopback, one connection at a time (no RTT, no capacity load).
@@ -210,6 +225,28 @@ pub fn stack_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<StackSpeedup> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn percentile_panels_are_one_per_stack_and_hold_every_bar_once() {
+        let ev = with_peers();
+        let panels = percentile_panels(&ev, &ArmFilter::default());
+        let mut all: Vec<String> = Vec::new();
+        for (stack, bars) in &panels {
+            for b in bars {
+                let arm = ev.arms.iter().find(|a| a.id == b.label).unwrap();
+                assert_eq!(&stack_pair(arm), stack, "{}", b.label);
+                all.push(b.label.clone());
+            }
+        }
+        let ids: Vec<String> = ev.arms.iter().map(|a| a.id.clone()).collect();
+        assert_eq!(all.len(), ids.len());
+        assert!(ids.iter().all(|i| all.contains(i)));
+        assert!(panels.len() >= 2, "the peer run has several stacks");
+        let names: Vec<&String> = panels.iter().map(|p| &p.0).collect();
+        for (i, n) in names.iter().enumerate() {
+            assert!(!names[..i].contains(n), "one panel per stack: {n}");
+        }
+    }
     use crate::data::filter::Facet;
     use crate::data::testdata::{sample, with_peers};
 

@@ -215,6 +215,7 @@ pub fn content_type(path: &Path) -> &'static str {
         "js" => "text/javascript; charset=utf-8",
         "wasm" => "application/wasm",
         "json" => "application/json",
+        "jsonl" => "application/jsonl",
         "css" => "text/css",
         "png" => "image/png",
         "csv" => "text/csv",

@@ -1,0 +1,140 @@
+//! The trend view in headless Chromium, from a site of four runs on two hosts built by
+//! `cargo xtask site`: each host's points and its slower/faster marks, checked against
+//! values written out here; and the raw evidence is fetched only when the CDF is opened,
+//! and then only the detail run's file (seen in the page's resource timing entries).
+
+use e2e::scratch;
+use e2e::site::{build_site, Server};
+use e2e::webdriver::Browser;
+use serde_json::{json, Value};
+use shared::{sample, Evidence};
+
+const ARM: &str = "tls13-full-ecdsa-p256-x25519";
+
+/// The sample run as run `id` of `host` at `hour`, its TLS 1.3 full arm at `p50` with
+/// the 95% CI `ci` (the other percentiles around it, so the summary stays ordered).
+fn run(id: &str, host: &str, hour: u32, p50: f64, ci: [f64; 2]) -> Evidence {
+    let mut e = sample::evidence();
+    e.run.id = id.into();
+    e.run.started_at = format!("2026-11-30T{hour:02}:00:00Z");
+    e.environment.hostname = host.into();
+    let arm = e
+        .arms
+        .iter_mut()
+        .find(|a| a.id == ARM)
+        .expect("the sample has the arm");
+    let l = arm.latency_us.as_mut().unwrap();
+    (l.min, l.p50, l.p95, l.p99, l.max) = (p50 - 50.0, p50, p50 + 50.0, p50 + 60.0, p50 + 70.0);
+    arm.p50_ci95_us = Some(ci);
+    arm.ci_unavailable = None;
+    e
+}
+
+fn rows(browser: &Browser) -> Value {
+    browser.exec(
+        "return [...document.querySelectorAll('#trend-table tbody tr')].map(r => \
+         [r.dataset.host, r.dataset.run, r.dataset.verdict, r.querySelector('td.p50').textContent]);",
+        json!([]),
+    )
+}
+
+/// Pixels of the trend canvas in the colour `rgb` (the marks' rings).
+fn pixels(browser: &Browser, rgb: [u8; 3]) -> u64 {
+    browser
+        .exec(
+            "const c = document.querySelector('#chart-trend'); \
+             const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; \
+             let n = 0; const [r, g, b] = arguments[0]; \
+             for (let i = 0; i < d.length; i += 4) \
+               if (d[i] === r && d[i+1] === g && d[i+2] === b) n++; \
+             return n;",
+            json!([rgb]),
+        )
+        .as_u64()
+        .unwrap()
+}
+
+/// Evidence files (not the index or the summaries) the page has requested so far.
+fn evidence_fetched(browser: &Browser) -> Value {
+    browser.exec(
+        "return performance.getEntriesByType('resource').map(e => e.name.split('/').pop()) \
+         .filter(n => n.endsWith('.json') && n !== 'index.json').sort();",
+        json!([]),
+    )
+}
+
+#[test]
+fn the_trend_marks_each_hosts_changes_and_raw_files_wait_for_the_cdf() {
+    let dir = scratch("site-trend");
+    let results = dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    // alpha: 400 → 500 µs, CIs apart ([480/410, 520/390] > 1): slower.
+    // beta: 300 → 250 µs, CIs apart ([240/310, 260/290] < 1): faster.
+    for e in [
+        run("a1", "alpha", 1, 400.0, [390.0, 410.0]),
+        run("b1", "beta", 2, 300.0, [290.0, 310.0]),
+        run("a2", "alpha", 3, 500.0, [480.0, 520.0]),
+        run("b2", "beta", 4, 250.0, [240.0, 260.0]),
+    ] {
+        std::fs::write(results.join(format!("{}.json", e.run.id)), e.to_json()).unwrap();
+    }
+    let site = dir.join("www").join("site");
+    build_site(&results, &site);
+    let server = Server::start(&dir.join("www"));
+    let browser = Browser::start(scratch("chromium-trend"), 1400, 1800, &[]);
+    browser.goto(&format!("{}site/", server.url));
+    browser.wait_for("the trend view", "document.querySelector('#trend-arm')");
+    browser.exec(
+        "const s = document.querySelector('#trend-arm'); s.value = arguments[0]; \
+         s.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([ARM]),
+    );
+    browser.wait_for(
+        "the arm's trend rows",
+        "[...document.querySelectorAll('#trend-table td.p50')].some(td => td.textContent === '500 µs')",
+    );
+    assert_eq!(
+        rows(&browser),
+        json!([
+            ["alpha", "a1", "", "400 µs"],
+            ["alpha", "a2", "slower", "500 µs"],
+            ["beta", "b1", "", "300 µs"],
+            ["beta", "b2", "faster", "250 µs"],
+        ])
+    );
+    browser.wait_for(
+        "the trend chart drawn with two lines",
+        "document.querySelector('#chart-trend').dataset.items === '2' \
+         && document.querySelector('#chart-trend').dataset.draws",
+    );
+    let (red, green) = ([0xc6, 0x28, 0x28], [0x2e, 0x7d, 0x32]);
+    assert!(
+        pixels(&browser, red) > 0,
+        "a red ring for alpha's slower run"
+    );
+    assert!(
+        pixels(&browser, green) > 0,
+        "a green ring for beta's faster run"
+    );
+
+    // Only the summaries so far: no evidence file was fetched.
+    assert_eq!(evidence_fetched(&browser), json!([]));
+
+    // Hosts are picked: without beta, its rows and its green ring go.
+    browser.click("#trend-section input[data-host='beta']");
+    browser.wait_for(
+        "beta's rows gone",
+        "document.querySelectorAll('#trend-table tbody tr').length === 2",
+    );
+    assert_eq!(pixels(&browser, green), 0, "no faster mark without beta");
+    assert!(pixels(&browser, red) > 0);
+
+    // Opening the CDF fetches the detail run's file (the newest: b2), and only that.
+    browser.click("#cdf-section > summary");
+    browser.wait_for(
+        "the CDF drawn from b2's samples",
+        "document.querySelector('#chart-cdf') \
+         && Number(document.querySelector('#chart-cdf').dataset.items) > 0",
+    );
+    assert_eq!(evidence_fetched(&browser), json!(["b2.json"]));
+}

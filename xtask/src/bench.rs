@@ -1,0 +1,173 @@
+//! `cargo xtask bench [--evidence FILE] [--runs 10,100,1000]`: how fast the site draws
+//! many runs. For each count it writes that many copies of one evidence file (distinct run
+//! ids, start times a minute apart, every third run on a second host), builds the site,
+//! serves it on 127.0.0.1 and opens it in headless Chromium (WebDriver), then prints the
+//! viewer's own performance marks, in ms after navigation start: `first-chart`,
+//! `interactive` (the start-up load is drawn) and `chart:chart-trend` (the trend view).
+//! A measurement, not a test: nothing passes or fails on a time.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+
+use crate::serve::{accept_loop, bind, Limits};
+use crate::site;
+use crate::tools::{ensure_apt, root, step};
+
+#[path = "../../tests/support/webdriver.rs"]
+#[allow(dead_code)]
+mod webdriver;
+
+pub fn run(args: &[String]) -> Result<ExitCode> {
+    let mut evidence = None;
+    let mut counts = vec![10usize, 100, 1000];
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--evidence" => evidence = it.next().map(PathBuf::from),
+            "--runs" => {
+                let list = it.next().context("--runs needs a list, e.g. 10,100")?;
+                counts = list
+                    .split(',')
+                    .map(|n| n.trim().parse::<usize>())
+                    .collect::<Result<_, _>>()
+                    .with_context(|| format!("--runs {list}: not a list of counts"))?;
+            }
+            other => bail!(
+                "unknown bench flag `{other}` (usage: cargo xtask bench [--evidence FILE] [--runs 10,100,1000])"
+            ),
+        }
+    }
+    let evidence = match evidence {
+        Some(e) => e,
+        None => newest_evidence(&root().join("results"))?,
+    };
+    let text = std::fs::read_to_string(&evidence)
+        .with_context(|| format!("could not read {}", evidence.display()))?;
+    let ev = shared::Evidence::from_json(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", evidence.display()))?;
+    ensure_apt("chromium", &["chromium"])?;
+    ensure_apt("chromedriver", &["chromium-driver"])?;
+    step(format!(
+        "bench: copies of {} ({} bytes, {} arms)",
+        evidence.display(),
+        text.len(),
+        ev.arms.len()
+    ));
+    let work = root().join("target").join("bench");
+    let mut lines = Vec::new();
+    for n in counts {
+        let results = work.join(format!("results-{n}"));
+        let out = work.join(format!("site-{n}"));
+        write_copies(&text, &ev, n, &results)?;
+        site::build(&results, &out)?;
+        let summaries = std::fs::metadata(out.join("results").join(site::SUMMARIES))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        let marks = measure(&out)?;
+        let line = format!(
+            "{n} runs: first chart {} ms, interactive {} ms, trend view {} ms (summaries.jsonl {summaries} bytes)",
+            marks[0], marks[1], marks[2]
+        );
+        println!("{line}");
+        lines.push(line);
+        // 1,000 default runs are gigabytes: keep only the last site's figures.
+        let _ = std::fs::remove_dir_all(&results);
+        let _ = std::fs::remove_dir_all(&out);
+    }
+    step("bench results (ms after navigation start, headless Chromium on this machine):");
+    for l in lines {
+        eprintln!("    {l}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The evidence file the collector listed last in `dir/index.json`, else the newest name.
+fn newest_evidence(dir: &Path) -> Result<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("no {} (pass --evidence FILE)", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && p.file_name().is_some_and(|n| n != "index.json")
+        })
+        .collect();
+    files.sort();
+    files
+        .pop()
+        .with_context(|| format!("no evidence in {} (pass --evidence FILE)", dir.display()))
+}
+
+/// `n` copies of the evidence `text` in `dir`: run `i` gets id `<id>-b<i>`, starts `i`
+/// minutes after 2026-01-01T00:00:00Z, and every third run is on host `<host>-2`.
+fn write_copies(text: &str, ev: &shared::Evidence, n: usize, dir: &Path) -> Result<()> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).with_context(|| format!("could not create {}", dir.display()))?;
+    let field = |name: &str, value: &str| format!("\"{name}\": {}", json!(value));
+    let (id, started, host) = (
+        field("id", &ev.run.id),
+        field("started_at", &ev.run.started_at),
+        field("hostname", &ev.environment.hostname),
+    );
+    for needle in [&id, &started, &host] {
+        if !text.contains(needle.as_str()) {
+            bail!("the evidence does not hold {needle} as the collector writes it");
+        }
+    }
+    // The index the collector would write, so the site does not read 4 MB per file to
+    // preview it.
+    let mut index = Vec::with_capacity(n);
+    for i in 0..n {
+        let at = format!(
+            "2026-01-{:02}T{:02}:{:02}:00Z",
+            1 + i / 1440,
+            i / 60 % 24,
+            i % 60
+        );
+        let run_id = format!("{}-b{i:04}", ev.run.id);
+        let hostname = match i % 3 {
+            2 => format!("{}-2", ev.environment.hostname),
+            _ => ev.environment.hostname.clone(),
+        };
+        let copy = text
+            .replacen(&id, &field("id", &run_id), 1)
+            .replacen(&started, &field("started_at", &at), 1)
+            .replacen(&host, &field("hostname", &hostname), 1);
+        std::fs::write(dir.join(format!("{run_id}.json")), copy)
+            .with_context(|| format!("could not write into {}", dir.display()))?;
+        index.push(json!({"file": format!("{run_id}.json"), "run_id": run_id,
+            "host": hostname, "started_at": at, "complete": ev.run.complete}));
+    }
+    std::fs::write(dir.join("index.json"), json!({ "runs": index }).to_string())
+        .with_context(|| format!("could not write {}/index.json", dir.display()))
+}
+
+/// Serves `site`, opens it, and returns the marks `[first chart, interactive, trend]` in ms.
+fn measure(site: &Path) -> Result<[u64; 3]> {
+    let listener = bind(0)?;
+    let port = listener.local_addr()?.port();
+    let dir = site.to_path_buf();
+    std::thread::spawn(move || accept_loop(listener, &dir, Limits::default()));
+    let profile = root().join("target").join("bench").join("chromium-profile");
+    let _ = std::fs::remove_dir_all(&profile);
+    let browser = webdriver::Browser::start(profile, 1400, 1000, &[]);
+    browser.goto(&format!("http://127.0.0.1:{port}/"));
+    let names = ["first-chart", "interactive", "chart:chart-trend"];
+    let script = "return arguments[0].map(n => { const e = performance.getEntriesByName(n)[0]; \
+                  return e ? Math.round(e.startTime) : null; });";
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let v: Value = browser.exec(script, json!([names]));
+        let got: Vec<Option<u64>> = (0..3).map(|i| v[i].as_u64()).collect();
+        if let [Some(a), Some(b), Some(c)] = got[..] {
+            return Ok([a, b, c]);
+        }
+        if Instant::now() > deadline {
+            bail!("the page did not set every mark within 300 s: {v}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
