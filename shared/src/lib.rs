@@ -5,15 +5,18 @@
 //! A JSON Schema of the same types is available through [`json_schema`].
 
 pub mod cluster;
+mod ids;
 mod index;
 pub mod json;
 pub mod schema;
+pub mod search;
 mod validate;
 pub mod verdict;
 
 #[cfg(feature = "sample")]
 pub mod sample;
 
+pub use ids::{ArmsById, FirstIndex};
 pub use index::{IndexEntry, ResultsIndex};
 pub use schema::*;
 pub use validate::{
