@@ -13,8 +13,8 @@ pub mod speedup;
 pub mod stacks;
 pub mod waterfall;
 
-#[cfg(test)]
-mod recorder;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod recorder;
 
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
