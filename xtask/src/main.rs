@@ -3,6 +3,7 @@
 //! Each command installs what a fresh machine lacks, says what it does before doing it,
 //! and stops with a message that names what failed.
 
+mod fuzz;
 mod lab;
 mod serve;
 mod site;
@@ -33,6 +34,13 @@ USAGE:
         taken; 0: any free port). Prints the URL first. Ctrl-C stops. Answers only
         Host 127.0.0.1:PORT / localhost:PORT, never a file outside SITE.
 
+    cargo xtask fuzz [--seconds N] [--target evidence|viewer]
+        Fuzz `Evidence::from_json` (evidence) and the viewer's load-and-derive path
+        run natively (viewer) with libFuzzer, N seconds each (default 60), from the
+        seeds in fuzz/corpus/. Installs cargo-fuzz if missing; builds on the stable
+        toolchain (RUSTC_BOOTSTRAP=1, no sanitizer, overflow checks on). Prints how
+        many inputs ran and what was found; exits 1 when an input crashed or hung.
+
     cargo xtask test
         Run every test: formatting check, unit tests, end-to-end tests.
         Installs what is missing first.
@@ -45,6 +53,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(&args[1..]),
         Some("site") => site::run(&args[1..]),
         Some("serve") => serve::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
