@@ -56,6 +56,9 @@ impl Evidence {
     /// Guarantees on `Ok`: the schema version is [`SCHEMA_VERSION`], every required field
     /// is present with the right type, and [`Evidence::violations`] is empty.
     pub fn from_json(text: &str) -> Result<Evidence, EvidenceError> {
+        // A leading UTF-8 byte-order mark is not part of the text (browsers drop it when
+        // they decode a fetched file, so the page and this agree).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // First only what tells whether the file is ours and of which version (this
         // also checks the JSON syntax), then the typed read straight from the text: no
         // intermediate `serde_json::Value`, which keeps the viewer's wasm small.
