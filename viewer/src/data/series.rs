@@ -29,6 +29,8 @@ fn by_x(points: &mut [Point]) {
     let mut xs: Vec<f64> = points.iter().map(|p| p.x).collect();
     xs.sort_unstable_by(f64::total_cmp);
     let mut taken = vec![0usize; xs.len()];
+    // A copy to read from while `points` is written (clippy's `iter()` would borrow it).
+    #[allow(clippy::unnecessary_to_owned)]
     for p in points.to_vec() {
         let first = xs.partition_point(|x| x.total_cmp(&p.x).is_lt());
         points[first + taken[first]] = p;
