@@ -5,10 +5,12 @@
 //! A JSON Schema of the same types is available through [`json_schema`].
 
 pub mod cluster;
+mod ids;
 mod index;
 pub mod json;
 pub mod probe;
 pub mod schema;
+pub mod search;
 mod summary;
 mod validate;
 pub mod verdict;
@@ -16,6 +18,7 @@ pub mod verdict;
 #[cfg(feature = "sample")]
 pub mod sample;
 
+pub use ids::{ArmsById, FirstIndex};
 pub use index::{IndexEntry, ResultsIndex};
 pub use probe::{Capability, ServerProbe};
 pub use schema::*;

@@ -8,12 +8,17 @@
 //!   natively under `cargo test -p viewer`.
 //! - [`charts`]: plotters drawing, on a `<canvas>` in the page (any backend in tests).
 //! - `components`: Yew function components that arrange the above (wasm only).
+//! - [`native`]: the page's whole data path without a browser: load, validate, derive
+//!   every table and chart and draw them on a recorder (for the fuzzer and the
+//!   hostile-file tests; native builds only).
 
 pub mod data;
 
 pub mod charts;
 #[cfg(target_arch = "wasm32")]
 mod components;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod native;
 
 /// Entry point called by the JS glue when the module is loaded.
 #[cfg(target_arch = "wasm32")]

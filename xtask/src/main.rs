@@ -4,6 +4,7 @@
 //! and stops with a message that names what failed.
 
 mod bench;
+mod fuzz;
 mod lab;
 mod serve;
 mod site;
@@ -39,6 +40,13 @@ USAGE:
         results/) in headless Chromium: first chart, interactive and trend view, in
         ms after navigation start, for each count. Prints figures; never fails on them.
 
+    cargo xtask fuzz [--seconds N] [--target evidence|viewer]
+        Fuzz `Evidence::from_json` (evidence) and the viewer's load-and-derive path
+        run natively (viewer) with libFuzzer, N seconds each (default 60), from the
+        seeds in fuzz/corpus/. Installs cargo-fuzz if missing; builds on the stable
+        toolchain (RUSTC_BOOTSTRAP=1, no sanitizer, overflow checks on). Prints how
+        many inputs ran and what was found; exits 1 when an input crashed or hung.
+
     cargo xtask test
         Run every test: formatting check, unit tests, end-to-end tests.
         Installs what is missing first.
@@ -52,6 +60,7 @@ fn main() -> ExitCode {
         Some("site") => site::run(&args[1..]),
         Some("serve") => serve::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -98,7 +98,19 @@ fn offset(text: &str, line: usize, column: usize) -> usize {
 
 /// A JSON key as text (escapes of quotes and backslashes resolved; keys here are plain).
 fn unescape(s: &str) -> String {
-    s.replace("\\\"", "\"").replace("\\\\", "\\")
+    // By hand, not `replace`: a string pattern costs the wasm core's two-way searcher.
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('\\', Some(next @ ('"' | '\\'))) => {
+                out.push(next);
+                chars.next();
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

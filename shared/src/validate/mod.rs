@@ -1,7 +1,6 @@
 //! Reading evidence: JSON syntax, schema version, field types, then invariants.
 //! Every error names where in the file it is.
 
-use std::collections::HashMap;
 use std::fmt;
 
 mod arm;
@@ -9,7 +8,8 @@ mod bounds;
 mod locate;
 mod phases;
 
-use crate::schema::{Arm, ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
+use crate::ids::ArmsById;
+use crate::schema::{ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
 pub use arm::ArmKind;
 pub use bounds::{MAX_RATE_PER_S, MAX_RATIO, MAX_RTT_MS, MAX_SECONDS, MAX_US};
 
@@ -56,6 +56,9 @@ impl Evidence {
     /// Guarantees on `Ok`: the schema version is [`SCHEMA_VERSION`], every required field
     /// is present with the right type, and [`Evidence::violations`] is empty.
     pub fn from_json(text: &str) -> Result<Evidence, EvidenceError> {
+        // A leading UTF-8 byte-order mark is not part of the text (browsers drop it when
+        // they decode a fetched file, so the page and this agree).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         // First only what tells whether the file is ours and of which version (this
         // also checks the JSON syntax), then the typed read straight from the text: no
         // intermediate `serde_json::Value`, which keeps the viewer's wasm small.
@@ -80,10 +83,16 @@ impl Evidence {
             }
             Some(v) if v.get().trim() == SCHEMA_VERSION.to_string() => {}
             Some(v) => {
+                // Quoted at most 40 characters long: the value may be any JSON, any size.
+                let whole = v.get().trim();
+                let mut found: String = whole.chars().take(40).collect();
+                if found.len() < whole.len() {
+                    found.push('…');
+                }
                 return Err(EvidenceError::UnknownVersion {
-                    found: v.get().trim().to_string(),
+                    found,
                     supported: SCHEMA_VERSION,
-                })
+                });
             }
         }
         let evidence: Evidence = serde_json::from_str(text).map_err(|e| EvidenceError::Field {
@@ -111,10 +120,10 @@ impl Evidence {
         let mut out = Vec::new();
         let mut bad = |path: String, message: String| out.push(Violation { path, message });
         // Each id's first arm: lookups by id stay linear in arms + comparisons.
-        let mut by_id: HashMap<&str, &Arm> = HashMap::with_capacity(self.arms.len());
+        let by_id = ArmsById::new(&self.arms);
         for (i, arm) in self.arms.iter().enumerate() {
             let at = |field: &str| format!("arms[{i}].{field}");
-            if by_id.insert(arm.id.as_str(), arm).is_some() {
+            if by_id.position(&arm.id) != Some(i) {
                 bad(at("id"), format!("arm id `{}` appears twice", arm.id));
             }
         }
@@ -202,7 +211,7 @@ impl Evidence {
         for (i, c) in self.comparisons.iter().enumerate() {
             bounds::check_comparison(i, c, &mut bad);
             for (field, id) in [("baseline", &c.baseline), ("candidate", &c.candidate)] {
-                if !by_id.contains_key(id.as_str()) {
+                if by_id.position(id).is_none() {
                     bad(
                         format!("comparisons[{i}].{field}"),
                         format!("names arm `{id}`, which is not in `arms`"),
@@ -223,7 +232,7 @@ impl Evidence {
                 );
             }
             for (field, id) in [("baseline", &c.baseline), ("candidate", &c.candidate)] {
-                if let Some(arm) = by_id.get(id.as_str()) {
+                if let Some(arm) = by_id.get(id) {
                     if arm.error.is_some() || arm.skipped.is_some() {
                         bad(
                             format!("comparisons[{i}].{field}"),
@@ -241,7 +250,7 @@ impl Evidence {
                 }
             }
             if c.kind == ComparisonKind::ZeroRttSpeedup {
-                let arm = |id: &String| by_id.get(id.as_str());
+                let arm = |id: &String| by_id.get(id);
                 if arm(&c.candidate).is_some_and(|a| a.early_data.is_none()) {
                     bad(
                         format!("comparisons[{i}].candidate"),
@@ -296,7 +305,7 @@ struct Probe {
 
 /// serde_json appends " at line L column C"; the error carries those separately.
 fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
+    match crate::search::rfind(message, " at line ") {
         Some(i) => message[..i].to_string(),
         None => message.to_string(),
     }

@@ -1,7 +1,6 @@
 //! Invariants of an arm's phase timing ([`crate::Phases`]) and of control arms.
 
-use std::collections::HashMap;
-
+use crate::ids::ArmsById;
 use crate::schema::{Arm, Comparison, ComparisonKind, Phases};
 
 use super::arm::Bad;
@@ -126,7 +125,7 @@ fn check_decomposition(p: &Phases, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_
 /// no comparison but its own (`phase_recording_cost`, as the baseline).
 pub(super) fn check_control(
     arms: &[Arm],
-    by_id: &HashMap<&str, &Arm>,
+    by_id: &ArmsById<'_>,
     comparisons: &[Comparison],
     bad: &mut Bad<'_>,
 ) {

@@ -14,8 +14,8 @@ pub mod stacks;
 pub mod surface;
 pub mod waterfall;
 
-#[cfg(test)]
-mod recorder;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod recorder;
 
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;

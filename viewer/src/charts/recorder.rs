@@ -1,4 +1,5 @@
-//! A drawing backend for tests: records texts and rectangles instead of pixels.
+//! A drawing backend for tests and the native page path ([`crate::native`]): records
+//! texts and rectangles instead of pixels.
 
 use std::cell::RefCell;
 use std::convert::Infallible;
@@ -63,17 +64,28 @@ impl Recorder {
         h: u32,
         f: impl FnOnce(&DrawingArea<Recorder, Shift>) -> DrawResult,
     ) -> Recorded {
+        Self::try_draw(w, h, f).expect("chart draws")
+    }
+
+    /// Runs `f` on a `w × h` recorder; a drawing failure is returned, as the page shows
+    /// it under the chart.
+    pub fn try_draw(
+        w: u32,
+        h: u32,
+        f: impl FnOnce(&DrawingArea<Recorder, Shift>) -> DrawResult,
+    ) -> Result<Recorded, String> {
         let log = Rc::new(RefCell::new(Recorded::default()));
         let area = Recorder {
             size: (w, h),
             log: log.clone(),
         }
         .into_drawing_area();
-        f(&area).expect("chart draws");
+        let drawn = f(&area);
         drop(area);
+        drawn?;
         match Rc::try_unwrap(log) {
-            Ok(cell) => cell.into_inner(),
-            Err(_) => panic!("the drawing area outlived the recorder"),
+            Ok(cell) => Ok(cell.into_inner()),
+            Err(_) => Err("the drawing area outlived the recorder".into()),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The run card: the environment and settings that move numbers (the honesty label).
 
-use shared::{ComparisonKind, Evidence};
+use shared::{ArmsById, ComparisonKind, Evidence, FirstIndex};
 
 use super::filter::ArmFilter;
 use super::format::{fmt_ci_ratio, fmt_ratio};
@@ -165,14 +165,11 @@ pub fn run_card(ev: &Evidence) -> Card {
 /// Each `tls_over_tcp` comparison whose TLS arm passes the filter, as
 /// `(TLS arm, "24.50× [22.00× – 26.00×]")`: how many TCP connects a handshake costs.
 pub fn tls_over_tcp(ev: &Evidence, filter: &ArmFilter) -> Vec<(String, String)> {
+    let by_id = ArmsById::new(&ev.arms);
     ev.comparisons
         .iter()
         .filter(|c| c.kind == ComparisonKind::TlsOverTcp)
-        .filter(|c| {
-            ev.arms
-                .iter()
-                .any(|a| a.id == c.candidate && filter.matches(a))
-        })
+        .filter(|c| by_id.get(&c.candidate).is_some_and(|a| filter.matches(a)))
         .map(|c| {
             let ci = c.ci95.map_or_else(|| "(CI n/a)".into(), fmt_ci_ratio);
             (
@@ -183,7 +180,12 @@ pub fn tls_over_tcp(ev: &Evidence, filter: &ArmFilter) -> Vec<(String, String)> 
         .collect()
 }
 
-/// `1 server, 1 client`, plus the arms that ran with other counts (capacity arms).
+/// At most this many thread counts are named on the card (a file can hold any number
+/// of capacity arms; the arm table has every arm's).
+const MAX_THREAD_COUNTS: usize = 8;
+
+/// `1 server, 1 client`, plus the arms that ran with other counts (capacity arms), up to
+/// [`MAX_THREAD_COUNTS`] counts in all, then `…`.
 fn threads(ev: &Evidence) -> String {
     let s = &ev.run.settings;
     let mut out = format!("{} server, {} client", s.server_threads, s.client_threads);
@@ -191,6 +193,10 @@ fn threads(ev: &Evidence) -> String {
     for a in &ev.arms {
         if let (Some(sv), Some(c)) = (a.server_threads, a.client_threads) {
             if !seen.contains(&(sv, c)) {
+                if seen.len() == MAX_THREAD_COUNTS {
+                    out += "; …";
+                    break;
+                }
                 seen.push((sv, c));
                 out += &format!("; {sv} server, {c} client in {}", a.id);
             }
@@ -199,11 +205,12 @@ fn threads(ev: &Evidence) -> String {
     out
 }
 
-/// Each text once, in first-seen order.
+/// Each text once, in first-seen order (a map of those seen: linear however many).
 fn distinct<'a>(texts: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut out: Vec<&str> = Vec::new();
+    let mut seen = FirstIndex::default();
     for t in texts {
-        if !out.contains(&t) {
+        if seen.insert_first(t, out.len()).is_none() {
             out.push(t);
         }
     }
@@ -309,6 +316,31 @@ mod tests {
         assert!(line(&ev, "server host")
             .unwrap()
             .starts_with("far-away · test"));
+    }
+
+    #[test]
+    fn many_thread_counts_are_cut_after_eight() {
+        let mut ev = sample();
+        let arm = ev.arms[0].clone();
+        ev.arms.clear();
+        for n in 2..=30u64 {
+            let mut a = arm.clone();
+            a.id = format!("cap-{n}");
+            (a.server_threads, a.client_threads) = (Some(n), Some(n));
+            ev.arms.push(a);
+        }
+        let line = run_card(&ev)
+            .main
+            .into_iter()
+            .find(|(l, _)| l == "threads")
+            .unwrap()
+            .1;
+        assert_eq!(
+            line,
+            "1 server, 1 client; 2 server, 2 client in cap-2; 3 server, 3 client in cap-3; \
+             4 server, 4 client in cap-4; 5 server, 5 client in cap-5; 6 server, 6 client in cap-6; \
+             7 server, 7 client in cap-7; 8 server, 8 client in cap-8; …"
+        );
     }
 
     #[test]

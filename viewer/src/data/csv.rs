@@ -84,31 +84,39 @@ pub fn findings_csv(sentences: &[String]) -> String {
     out
 }
 
+/// The columns that hold numbers this code wrote (p50_us to rate_per_user_cpu_s); every
+/// other cell holds text from a file.
+const NUMBERS: std::ops::Range<usize> = 8..22;
+
 fn push_line(out: &mut String, cells: impl Iterator<Item = String>) {
-    let cells: Vec<String> = cells.map(|c| field(&c)).collect();
-    out.push_str(&cells.join(","));
+    for (i, cell) in cells.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_field(out, &cell, !NUMBERS.contains(&i));
+    }
     out.push_str("\r\n");
 }
 
-/// Quotes a cell when needed; text that a spreadsheet would run as a formula gets a
-/// leading `'`. A leading `-` is a formula too unless only a number follows (the numbers
-/// we write, e.g. `-12.5`; digits and signs alone can call nothing).
-fn field(cell: &str) -> String {
-    let number = |rest: &str| {
-        rest.bytes()
-            .all(|b| b.is_ascii_digit() || b".eE+-".contains(&b))
-    };
-    let formula = cell.starts_with(['=', '+', '@', '\t', '\r'])
-        || cell.strip_prefix('-').is_some_and(|rest| !number(rest));
-    let cell = if formula {
-        format!("'{cell}")
-    } else {
-        cell.to_string()
-    };
-    if cell.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", cell.replace('"', "\"\""))
-    } else {
-        cell
+/// Appends `cell`, quoted when needed. A text cell that a spreadsheet would run as a
+/// formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) gets a leading
+/// `'`; numbers are ours and stay numbers, negative ones too.
+fn push_field(out: &mut String, cell: &str, text: bool) {
+    let quoted = cell.contains([',', '"', '\n', '\r']);
+    if quoted {
+        out.push('"');
+    }
+    if text && cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        out.push('\'');
+    }
+    for c in cell.chars() {
+        if c == '"' {
+            out.push('"');
+        }
+        out.push(c);
+    }
+    if quoted {
+        out.push('"');
     }
 }
 
@@ -119,6 +127,13 @@ mod tests {
     use crate::data::load::RunSet;
     use crate::data::table::arm_rows;
     use crate::data::testdata::sample;
+
+    /// A text cell as the CSV writes it.
+    fn field(cell: &str) -> String {
+        let mut out = String::new();
+        push_field(&mut out, cell, true);
+        out
+    }
 
     #[test]
     fn csv_has_a_header_and_one_line_per_row() {
@@ -173,8 +188,20 @@ mod tests {
         assert_eq!(field("say \"hi\"\nbye"), "\"say \"\"hi\"\"\nbye\"");
         assert_eq!(field("=HYPERLINK(1)"), "'=HYPERLINK(1)");
         assert_eq!(field("@x,y"), "\"'@x,y\"");
-        assert_eq!(field("-12.5"), "-12.5");
+        let mut number = String::new();
+        push_field(&mut number, "-12.5", false);
+        assert_eq!(number, "-12.5");
+        assert_eq!((HEADER[8], HEADER[21]), ("p50_us", "rate_per_user_cpu_s"));
+    }
+
+    #[test]
+    fn text_starting_with_a_minus_or_plus_is_defused() {
         assert_eq!(field("-2+3+cmd|' /C calc'!A0"), "'-2+3+cmd|' /C calc'!A0");
-        assert_eq!(field("-host"), "'-host");
+        assert_eq!(field("-rtt5ms"), "'-rtt5ms");
+        assert_eq!(field("-"), "'-");
+        assert_eq!(field("-1.2.3"), "'-1.2.3");
+        assert_eq!(field("-1e5"), "'-1e5");
+        assert_eq!(field("+1"), "'+1");
+        assert_eq!(field("\t=1"), "'\t=1");
     }
 }

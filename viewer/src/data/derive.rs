@@ -1,7 +1,7 @@
 //! Series for the charts, derived from evidence: percentile bars, resume speedups, CDFs
 //! and one arm across runs.
 
-use shared::{Arm, ComparisonKind, Evidence, Protocol};
+use shared::{Arm, ArmsById, ComparisonKind, Evidence, FirstIndex, Protocol};
 
 use super::filter::ArmFilter;
 use super::format::PER_USER_CPU_S;
@@ -94,8 +94,10 @@ pub fn percentile_bars(ev: &Evidence, filter: &ArmFilter) -> Vec<PercentileBar> 
 /// Arm ids in the visible runs that pass the filter, first-seen order.
 pub fn arm_ids(runs: &RunSet, filter: &ArmFilter) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
+    // Seen ids in a map, not by scanning `ids`: linear in the arms, however many.
+    let mut seen = FirstIndex::default();
     for arm in runs.visible().flat_map(|r| r.evidence.arms.iter()) {
-        if filter.matches(arm) && !ids.contains(&arm.id) {
+        if filter.matches(arm) && seen.insert_first(&arm.id, ids.len()).is_none() {
             ids.push(arm.id.clone());
         }
     }
@@ -121,7 +123,8 @@ pub struct SpeedupBar {
 /// group and kind. A 0-RTT arm is labelled `0-RTT`, never by its (stateful) resumption,
 /// also in older files that filed it as a resume speedup.
 pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
-    let arm = |id: &str| ev.arms.iter().find(|a| a.id == id);
+    let by_id = ArmsById::new(&ev.arms);
+    let arm = |id: &str| by_id.get(id);
     let mut out: Vec<SpeedupBar> = ev
         .comparisons
         .iter()

@@ -17,7 +17,8 @@ pub const SUMMARIES_URL: &str = "results/summaries.jsonl";
 pub fn parse_index(text: &str) -> Result<ResultsIndex, String> {
     serde_json::from_str(text).map_err(|e| {
         let message = e.to_string();
-        let message = message.split(" at line ").next().unwrap_or_default();
+        let message =
+            &message[..shared::search::find(&message, " at line ").unwrap_or(message.len())];
         format!(
             "not a run index (line {}, column {}): {message}",
             e.line(),

@@ -1,7 +1,7 @@
 //! Line series against a measured setting: capacity against the number of clients, and
 //! time to first byte against the emulated round-trip time.
 
-use shared::{Arm, Evidence, Mode};
+use shared::{Arm, Evidence, FirstIndex, Mode};
 
 use super::derive::no_result;
 use super::filter::ArmFilter;
@@ -21,25 +21,41 @@ pub struct Line {
     pub points: Vec<Point>,
 }
 
-/// Puts `point` in `points` so they stay ordered by `x` (insertion rather than a sort:
-/// a handful of points, and every sort instantiation costs wasm size).
-fn insert(points: &mut Vec<Point>, point: Point) {
-    let at = points
-        .iter()
-        .position(|p| p.x > point.x)
-        .unwrap_or(points.len());
-    points.insert(at, point);
+/// Orders `points` by `x`, points of equal `x` in the order given: O(n log n) however
+/// many (inserting each in place was quadratic). The x values are sorted with the same
+/// sort the CDF uses (one sort in the wasm, not one more per element type), then each
+/// point goes to the next free slot of its x.
+fn by_x(points: &mut [Point]) {
+    let mut xs: Vec<f64> = points.iter().map(|p| p.x).collect();
+    xs.sort_unstable_by(f64::total_cmp);
+    let mut taken = vec![0usize; xs.len()];
+    // A copy to read from while `points` is written (clippy's `iter()` would borrow it).
+    #[allow(clippy::unnecessary_to_owned)]
+    for p in points.to_vec() {
+        let first = xs.partition_point(|x| x.total_cmp(&p.x).is_lt());
+        points[first + taken[first]] = p;
+        taken[first] += 1;
+    }
 }
 
-/// Adds `point` to the line called `label`, making the line when it is new.
+/// Adds `point` to the line called `label`, making the line when it is new (a line per
+/// kind of arm: a handful). Call [`by_x`] on each line's points when all are in.
 fn push(lines: &mut Vec<Line>, label: String, point: Point) {
     match lines.iter_mut().find(|l| l.label == label) {
-        Some(l) => insert(&mut l.points, point),
+        Some(l) => l.points.push(point),
         None => lines.push(Line {
             label,
             points: vec![point],
         }),
     }
+}
+
+/// Every line's points ordered by `x`.
+fn sorted(mut lines: Vec<Line>) -> Vec<Line> {
+    for l in &mut lines {
+        by_x(&mut l.points);
+    }
+    lines
 }
 
 /// What a capacity chart shows on its y axis.
@@ -93,14 +109,14 @@ pub fn capacity_lines(ev: &Evidence, filter: &ArmFilter, metric: CapacityMetric)
         };
         push(&mut lines, capacity_label(a), point);
     }
-    lines
+    sorted(lines)
 }
 
 /// The arm id without its `-rtt<N>ms` suffix: the same arm at every RTT.
 pub fn without_rtt_suffix(id: &str) -> &str {
     // Digits and dots checked by hand: parsing a float would add float parsing to the wasm.
     let number = |n: &str| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.');
-    match (id.rfind("-rtt"), id.strip_suffix("ms")) {
+    match (shared::search::rfind(id, "-rtt"), id.strip_suffix("ms")) {
         (Some(i), Some(head)) if head.len() >= i + 4 && number(&head[i + 4..]) => &id[..i],
         _ => id,
     }
@@ -110,7 +126,10 @@ pub fn without_rtt_suffix(id: &str) -> &str {
 /// per arm (its id without the RTT suffix); a 0-RTT arm's label says how often early data
 /// was accepted, over all its RTTs. Arms with an error are left out.
 pub fn ttfb_lines(ev: &Evidence, filter: &ArmFilter) -> Vec<Line> {
-    let mut keys: Vec<(&str, Option<[u64; 2]>)> = Vec::new();
+    // Per line: its key (the id without the RTT) and the early-data counts summed over
+    // its arms; lines found by key in a map (one line per arm id: any number).
+    let mut keys: Vec<(&str, Option<Option<[u64; 2]>>)> = Vec::new();
+    let mut line_of = FirstIndex::default();
     let mut lines: Vec<Line> = Vec::new();
     for a in ev.arms.iter().filter(|a| filter.matches(a)) {
         let (Some(rtt), Some(l)) = (a.rtt_ms, a.latency_us) else {
@@ -125,7 +144,7 @@ pub fn ttfb_lines(ev: &Evidence, filter: &ArmFilter) -> Vec<Line> {
             y: l.p50,
             spread: a.p50_ci95_us,
         };
-        let i = match keys.iter().position(|k| k.0 == key) {
+        let i = match line_of.insert_first(key, lines.len()) {
             Some(i) => i,
             None => {
                 keys.push((key, None));
@@ -136,18 +155,26 @@ pub fn ttfb_lines(ev: &Evidence, filter: &ArmFilter) -> Vec<Line> {
                 lines.len() - 1
             }
         };
-        insert(&mut lines[i].points, point);
+        lines[i].points.push(point);
         if let Some(e) = a.early_data {
-            let [acc, off] = keys[i].1.unwrap_or_default();
-            keys[i].1 = Some([acc + e.accepted, off + e.offered]);
+            // Checked: counts near u64::MAX in a file must not overflow (None: they did).
+            let sum = keys[i].1.unwrap_or(Some([0, 0])).and_then(|[acc, off]| {
+                Some([acc.checked_add(e.accepted)?, off.checked_add(e.offered)?])
+            });
+            keys[i].1 = Some(sum);
         }
     }
+    let mut lines = sorted(lines);
     for (line, (_, early)) in lines.iter_mut().zip(&keys) {
-        if let Some([accepted, offered]) = early {
-            line.label = format!(
-                "{} (0-RTT: early data accepted {accepted}/{offered})",
-                line.label
-            );
+        match early {
+            Some(Some([accepted, offered])) => {
+                line.label = format!(
+                    "{} (0-RTT: early data accepted {accepted}/{offered})",
+                    line.label
+                )
+            }
+            Some(None) => line.label += " (0-RTT: early data counts too large to add up)",
+            None => {}
         }
     }
     lines
@@ -265,5 +292,35 @@ mod tests {
         let rate = capacity_lines(&ev, &ArmFilter::default(), CapacityMetric::Rate);
         assert_eq!(rate[0].points.len(), 1);
         assert!(capacity_lines(&sample(), &ArmFilter::default(), CapacityMetric::Rate).is_empty());
+    }
+
+    #[test]
+    fn early_data_counts_that_overflow_are_said_not_wrapped() {
+        let mut ev = rtt_run();
+        for a in ev.arms.iter_mut().filter(|a| a.early_data.is_some()) {
+            a.early_data = Some(EarlyData {
+                offered: u64::MAX,
+                accepted: u64::MAX,
+            });
+        }
+        let lines = ttfb_lines(&ev, &ArmFilter::default());
+        let labels: Vec<&str> = lines.iter().map(|l| l.label.as_str()).collect();
+        assert!(
+            labels.contains(&"tls13-0rtt (0-RTT: early data counts too large to add up)"),
+            "{labels:?}"
+        );
+    }
+
+    #[test]
+    fn points_are_ordered_by_x_and_equal_xs_keep_their_order() {
+        let mut points: Vec<Point> = [(5.0, 1.0), (1.0, 2.0), (3.0, 3.0), (1.0, 4.0), (0.5, 5.0)]
+            .map(|(x, y)| Point { x, y, spread: None })
+            .to_vec();
+        by_x(&mut points);
+        let xy: Vec<(f64, f64)> = points.iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(
+            xy,
+            [(0.5, 5.0), (1.0, 2.0), (1.0, 4.0), (3.0, 3.0), (5.0, 1.0)]
+        );
     }
 }

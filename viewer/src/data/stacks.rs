@@ -2,7 +2,9 @@
 //! `ssl`, a rustls client against `openssl s_server`, `openssl s_time`), each beside its
 //! own TCP connect, and each stack's resume speedups with `s_time`'s rate ratios.
 
-use shared::{Arm, ComparisonKind, Evidence, Mode, Protocol, RateBasis, Stack};
+use shared::{
+    Arm, ArmsById, ComparisonKind, Evidence, FirstIndex, Mode, Protocol, RateBasis, Stack,
+};
 
 use super::derive::{bar, no_result, NoResult, PercentileBar};
 use super::filter::ArmFilter;
@@ -50,16 +52,23 @@ pub struct StackLatency {
     pub no_result: Option<NoResult>,
 }
 
+/// Each stack's first TCP connect arm on loopback, found in one pass (a handful of
+/// stacks), so rows find theirs without scanning every arm again.
+fn tcp_arms(ev: &Evidence) -> Vec<&Arm> {
+    let mut out: Vec<&Arm> = Vec::new();
+    for a in &ev.arms {
+        if a.protocol == Protocol::Tcp && on_loopback(a) && !out.iter().any(|t| t.stack == a.stack)
+        {
+            out.push(a);
+        }
+    }
+    out
+}
+
 /// The stack's own TCP connect arm (same `stack`), else the kernel's plain one.
-fn tcp_for<'a>(ev: &'a Evidence, arm: &Arm) -> Option<&'a Arm> {
-    let tcp = || {
-        ev.arms
-            .iter()
-            .filter(|a| a.protocol == Protocol::Tcp && on_loopback(a))
-    };
-    tcp()
-        .find(|a| a.stack == arm.stack)
-        .or_else(|| tcp().find(|a| a.stack == Stack::KernelTcp))
+fn tcp_for<'a>(tcp: &[&'a Arm], arm: &Arm) -> Option<&'a Arm> {
+    let of = |stack: Stack| tcp.iter().copied().find(|a| a.stack == stack);
+    of(arm.stack).or_else(|| of(Stack::KernelTcp))
 }
 
 /// Full-handshake rows of every stack with latencies (rate-only tools are in the speedups),
@@ -72,10 +81,11 @@ pub fn stack_latencies(ev: &Evidence, filter: &ArmFilter) -> Vec<StackLatency> {
         .filter(|a| a.mode == Mode::Full && a.rate.is_none())
         .filter(|a| on_loopback(a) && filter.matches(a))
         .collect();
+    let tcp_arms = tcp_arms(ev);
     let out: Vec<StackLatency> = full
         .into_iter()
         .map(|a| {
-            let tcp = tcp_for(ev, a).filter(|t| no_result(t).is_none());
+            let tcp = tcp_for(&tcp_arms, a).filter(|t| no_result(t).is_none());
             let why = no_result(a);
             let sound = why.is_none();
             StackLatency {
@@ -152,8 +162,11 @@ pub fn did_not_resume(arm: &Arm) -> Option<NoResult> {
 /// Resume speedups of every stack: latency ratios and rate ratios per resumed arm, plus
 /// the arms that reproduce a known pitfall (never a speedup). Empty for a rustls-only run.
 pub fn stack_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<StackSpeedup> {
-    let arm = |id: &str| ev.arms.iter().find(|a| a.id == id);
+    let by_id = ArmsById::new(&ev.arms);
+    let arm = |id: &str| by_id.get(id);
     let mut out: Vec<StackSpeedup> = Vec::new();
+    // The row of each resumed arm id (found in a map: linear in the comparisons).
+    let mut rows = FirstIndex::default();
     for c in &ev.comparisons {
         let kind = c.kind;
         if kind != ComparisonKind::ResumeSpeedup && kind != ComparisonKind::ResumeRateSpeedup {
@@ -165,7 +178,7 @@ pub fn stack_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<StackSpeedup> {
         if !on_loopback(resumed) || !filter.matches(resumed) {
             continue;
         }
-        let i = match out.iter().position(|s| s.arm == resumed.id) {
+        let i = match rows.insert_first(&resumed.id, out.len()) {
             Some(i) => i,
             None => {
                 let why = did_not_resume(resumed).or_else(|| {
@@ -204,7 +217,7 @@ pub fn stack_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<StackSpeedup> {
         .filter(|a| on_loopback(a) && filter.matches(a))
     {
         if let Some(why) = did_not_resume(a) {
-            if !out.iter().any(|s| s.arm == a.id) {
+            if rows.insert_first(&a.id, out.len()).is_none() {
                 out.push(StackSpeedup {
                     stack: stack_pair(a),
                     arm: a.id.clone(),
