@@ -6,7 +6,9 @@
 use crate::schema::Evidence;
 
 impl Evidence {
-    /// This evidence with `samples_us` and the phases' per-connection rows emptied and
+    /// This evidence with `samples_us`, the phases' per-connection rows and their
+    /// per-phase medians and moment names emptied (what the page's wasm never reads:
+    /// its waterfall draws the decomposition, which is kept) and
     /// [`Evidence::summary`](crate::Evidence) set; everything else (percentiles, CIs,
     /// round medians, comparisons, settings) is kept as it is.
     pub fn summary(&self) -> Evidence {
@@ -19,6 +21,10 @@ impl Evidence {
                 p.client_cpu_us = Vec::new();
                 p.server_wall_us = Vec::new();
                 p.server_cpu_us = Vec::new();
+                p.client_events = Vec::new();
+                p.server_events = Vec::new();
+                p.client = Vec::new();
+                p.server = Vec::new();
             }
         }
         s
@@ -51,6 +57,38 @@ mod tests {
         assert_eq!(back.comparisons, full.comparisons);
         // A full file never says `summary`.
         assert!(!full.to_json().contains("\"summary\""));
+    }
+
+    #[test]
+    fn a_summary_keeps_the_phase_decomposition_and_drops_what_the_page_never_reads() {
+        let mut full = sample::evidence();
+        let rows: Vec<Vec<f64>> = full.arms[1]
+            .samples_us
+            .iter()
+            .map(|s| vec![0.0, *s])
+            .collect();
+        full.arms[1].phases = Some(crate::Phases {
+            client_events: vec!["start".into(), "done".into()],
+            server_events: Vec::new(),
+            client: vec![crate::PhaseStat {
+                from: "start".into(),
+                to: "done".into(),
+                wall_p50_us: 400.0,
+                cpu_p50_us: 100.0,
+            }],
+            server: Vec::new(),
+            decomposition: None,
+            irregular: 1,
+            client_wall_us: rows.clone(),
+            client_cpu_us: rows,
+            server_wall_us: Vec::new(),
+            server_cpu_us: Vec::new(),
+        });
+        assert!(full.violations().is_empty(), "{:?}", full.violations());
+        let back = Evidence::from_json(&full.summary_line()).expect("a summary validates");
+        let p = back.arms[1].phases.as_ref().expect("phases kept");
+        assert_eq!(p.irregular, 1);
+        assert!(p.client_events.is_empty() && p.client.is_empty() && p.client_wall_us.is_empty());
     }
 
     #[test]
