@@ -105,7 +105,19 @@ fn every_hostile_file_ends_in_an_error_naming_it_or_in_a_render() {
                 "{name}: {:?}",
                 page.draw_errors
             );
-            assert!(page.charts >= 3, "{name}: {} charts", page.charts);
+            // The speedup chart and the CDF always, and one percentile panel per stack
+            // (none for a run without arms: the page says so in text).
+            let stacks = {
+                let mut s: Vec<_> = ev
+                    .arms
+                    .iter()
+                    .map(|a| (a.client_stack, a.server_stack))
+                    .collect();
+                s.sort();
+                s.dedup();
+                s.len()
+            };
+            assert!(page.charts >= 2 + stacks, "{name}: {} charts", page.charts);
             // The host name comes through as the text it is.
             assert!(
                 page.texts.contains(&ev.environment.hostname),

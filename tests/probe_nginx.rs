@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use e2e::probe_checks::{expect, sound};
 use e2e::tls_files::make_certs;
 use e2e::{collector, read_evidence, scratch};
 use shared::{Evidence, Mode, Protocol, ServerProbe, Stack};
@@ -97,36 +98,6 @@ fn probe(name: &str, ssl: &str) -> (Evidence, ServerProbe, PathBuf) {
     let e = read_evidence(&dir.join("results"));
     let p = e.probe.clone().expect("probe findings");
     (e, p, dir)
-}
-
-fn supported(p: &ServerProbe, name: &str) -> bool {
-    p.protocols
-        .iter()
-        .chain(&p.groups)
-        .chain(&p.resumption)
-        .chain(&p.early_data)
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no capability {name}"))
-        .supported
-}
-
-fn expect(p: &ServerProbe, want: &[(&str, bool)]) {
-    for &(name, w) in want {
-        assert_eq!(supported(p, name), w, "{name}: {:#?}", p.findings);
-    }
-}
-
-/// Measured arms are sound, against a remote server, and resumed ones resumed every time.
-fn sound(e: &Evidence) {
-    for a in &e.arms {
-        assert_eq!(a.server_stack, Stack::Remote);
-        if a.skipped.is_none() {
-            assert_eq!(a.error, None, "{}", a.id);
-            if a.mode == Mode::Resumed {
-                assert_eq!(a.resumed.client, a.succeeded, "{}", a.id);
-            }
-        }
-    }
 }
 
 #[test]

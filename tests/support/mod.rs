@@ -50,6 +50,7 @@ pub fn scratch(name: &str) -> PathBuf {
 
 pub mod controls_site;
 pub mod page;
+pub mod probe_checks;
 pub mod site;
 pub mod tls_files;
 pub mod webdriver;
