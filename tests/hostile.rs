@@ -106,11 +106,12 @@ fn every_hostile_file_ends_in_an_error_naming_it_or_in_a_render() {
                 page.draw_errors
             );
             // The speedup chart and the CDF always, and one percentile panel per stack
-            // (none for a run without arms: the page says so in text).
+            // with latencies (none for a run without them: the page says so in text).
             let stacks = {
                 let mut s: Vec<_> = ev
                     .arms
                     .iter()
+                    .filter(|a| a.latency_us.is_some())
                     .map(|a| (a.client_stack, a.server_stack))
                     .collect();
                 s.sort();

@@ -20,6 +20,8 @@ pub fn stack_pair(arm: &Arm) -> String {
 
 /// [`super::derive::percentile_bars`] as small multiples: one panel per stack
 /// (`client → server` when the ends differ), first-seen order, so each panel fits a screen.
+/// A stack none of whose arms has latencies (all skipped, rate-only or failed) gets no
+/// panel: a chart never appears empty, and the table says why each arm has none.
 pub fn percentile_panels(ev: &Evidence, filter: &ArmFilter) -> Vec<(String, Vec<PercentileBar>)> {
     let mut panels: Vec<(String, Vec<PercentileBar>)> = Vec::new();
     for a in ev.arms.iter().filter(|a| filter.matches(a)) {
@@ -30,6 +32,7 @@ pub fn percentile_panels(ev: &Evidence, filter: &ArmFilter) -> Vec<(String, Vec<
             None => panels.push((stack, vec![b])),
         }
     }
+    panels.retain(|p| p.1.iter().any(|b| b.percentiles.is_some()));
     panels
 }
 
@@ -251,10 +254,21 @@ pub(crate) mod tests {
                 all.push(b.label.clone());
             }
         }
-        let ids: Vec<String> = ev.arms.iter().map(|a| a.id.clone()).collect();
+        // Every arm with latencies is in exactly one panel; the rate-only s_time arms
+        // (their stack has no latencies at all) are in none.
+        let ids: Vec<String> = ev
+            .arms
+            .iter()
+            .filter(|a| a.latency_us.is_some())
+            .map(|a| a.id.clone())
+            .collect();
         assert_eq!(all.len(), ids.len());
         assert!(ids.iter().all(|i| all.contains(i)));
         assert!(panels.len() >= 2, "the peer run has several stacks");
+        assert!(
+            !panels.iter().any(|p| p.0.starts_with("openssl-s_time")),
+            "a stack without latencies gets no empty panel"
+        );
         let names: Vec<&String> = panels.iter().map(|p| &p.0).collect();
         for (i, n) in names.iter().enumerate() {
             assert!(!names[..i].contains(n), "one panel per stack: {n}");
