@@ -65,9 +65,9 @@ fn filters_hide_exactly_the_arms_they_name() {
         shown.iter().any(|r| r.1 == "tcp-connect"),
         "TCP has no cert"
     );
-    // The arm picker of "one arm across runs" offers the same arms.
+    // The trend's arm picker offers the same arms.
     let options = browser.exec(
-        "return [...document.querySelectorAll('#compare-arm option')].map(o => o.value);",
+        "return [...document.querySelectorAll('#trend-arm option')].map(o => o.value);",
         json!([]),
     );
     let mut ids: Vec<&str> = Vec::new();
@@ -212,11 +212,22 @@ fn the_scale_switch_redraws_the_latency_charts_and_back() {
         pressed(&browser),
         json!([["log", "true"], ["linear", "false"]])
     );
+    // The CDF is folded until opened (it fetches the raw samples then).
+    browser.click("#cdf-section > summary");
+    browser.wait_for(
+        "the CDF drawn",
+        "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws",
+    );
     browser.wait_for(
         "charts drawn",
         "[...document.querySelectorAll('canvas')].every(c => c.dataset.draws)",
     );
-    let latency_charts = ["chart-cdf", "chart-percentiles-0", "chart-percentiles-1"];
+    // Each run's rustls panel (panel 0 is the kernel's TCP connect).
+    let latency_charts = [
+        "chart-cdf",
+        "chart-percentiles-0-1",
+        "chart-percentiles-1-1",
+    ];
     let log = pixels(&browser);
     let before = draws(&browser, &latency_charts);
     browser.click(&format!("{buttons}:nth-of-type(2)"));
@@ -230,8 +241,9 @@ fn the_scale_switch_redraws_the_latency_charts_and_back() {
         assert!(!log[id].is_null(), "{id} in {log}");
         assert_ne!(log[id], linear[id], "{id} drew the same pixels");
     }
-    // The comparison across runs is linear from zero whatever the switch says.
-    assert_eq!(log["chart-compare"], linear["chart-compare"]);
+    // The trend across runs is linear from zero whatever the switch says.
+    assert!(!log["chart-trend"].is_null(), "the trend is drawn: {log}");
+    assert_eq!(log["chart-trend"], linear["chart-trend"]);
     let before = draws(&browser, &latency_charts);
     browser.click(&format!("{buttons}:nth-of-type(1)"));
     wait_redrawn(&browser, "the log charts again", &before);

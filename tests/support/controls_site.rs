@@ -82,5 +82,18 @@ pub fn open(name: &str) -> (MutexGuard<'static, ()>, Server, Browser) {
         "table rows",
         "document.querySelectorAll('#arm-table tbody tr').length",
     );
+    // The detail view (the run columns and the table) holds the newest run until others
+    // are ticked, in the order ticked: make it both runs in load order, as a reader
+    // comparing them would (one click at a time: each re-renders the picks).
+    let count = |r: &Value| r["arms"].as_array().map_or(0, |a| a.len());
+    let all: usize = fx.runs.iter().map(count).sum();
+    let rows = |n: usize| format!("document.querySelectorAll('#arm-table tbody tr').length == {n}");
+    let pick = |row: usize| format!("#run-list tbody tr:nth-child({row}) input.detail-pick");
+    browser.click(&pick(1));
+    browser.wait_for("both runs in the table", &rows(all));
+    browser.click(&pick(2));
+    browser.wait_for("the first run alone", &rows(count(&fx.runs[0])));
+    browser.click(&pick(2));
+    browser.wait_for("both runs, in load order", &rows(all));
     (guard, server, browser)
 }
