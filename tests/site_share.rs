@@ -11,7 +11,7 @@ use e2e::site::{build_site, Server};
 use e2e::webdriver::Browser;
 use e2e::{collector, scratch};
 use serde_json::{json, Value};
-use shared::Evidence;
+use shared::{Evidence, Stack};
 
 /// Where the site sits in the served folder, as on a project-pages host.
 const SUB_PATH: &str = "user.example/handshake-lab/";
@@ -57,7 +57,7 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
 }
 
 /// A browser on a fresh profile at `url` (relative to the server), once the table has
-/// rows and every canvas has drawn.
+/// rows, every canvas has drawn and the CDF is open and drawn.
 fn open_at(server: &Server, profile: &str, url: &str) -> Browser {
     let browser = Browser::start(scratch(&format!("chromium-{profile}")), 1400, 1800, &[]);
     browser.goto(&format!("{}{url}", server.url));
@@ -65,6 +65,13 @@ fn open_at(server: &Server, profile: &str, url: &str) -> Browser {
         "rows and drawn charts",
         "document.querySelectorAll('#arm-table tbody tr').length > 0 && \
          [...document.querySelectorAll('canvas')].every(c => c.dataset.draws)",
+    );
+    // The CDF is folded until opened (it fetches raw samples then); its picks are part of
+    // the view a link carries.
+    browser.click("#cdf-section > summary");
+    browser.wait_for(
+        "the CDF drawn",
+        "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws",
     );
     browser
 }
@@ -81,7 +88,7 @@ const STATE_JS: &str = "return { \
     hidden: [...document.querySelectorAll('#run-list tbody tr.hidden td.run-id')].map(td => td.textContent), \
     picks: [...document.querySelectorAll('#cdf-section fieldset')].flatMap(f => \
         [...f.querySelectorAll('input:checked')].map(i => f.querySelector('legend').textContent + ' / ' + i.dataset.arm)), \
-    arm: document.querySelector('#compare-arm').value, \
+    arm: document.querySelector('#trend-arm').value, \
     rows: [...document.querySelectorAll('#arm-table tbody tr')].map(r => r.dataset.arm), \
     cdf_items: document.querySelector('#chart-cdf').dataset.items };";
 
@@ -123,14 +130,14 @@ fn a_permalink_reopens_the_same_view() {
         .clone();
     first.click(&format!("#cdf-section input[data-arm='{resumed}']"));
     first.exec(
-        "const s = document.querySelector('#compare-arm'); s.value = arguments[0]; \
+        "const s = document.querySelector('#trend-arm'); s.value = arguments[0]; \
          s.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([resumed]),
     );
     let state = first.wait_for(
         "the compared arm",
         &format!(
-            "document.querySelector('#compare-arm').value == '{resumed}' && \
+            "document.querySelector('#trend-arm').value == '{resumed}' && \
              new URLSearchParams(location.search).get('arm') == '{resumed}'"
         ),
     );
@@ -259,9 +266,10 @@ fn charts_download_as_png_and_svg_and_the_table_as_markdown() {
             "only axes, no marks: {svg}"
         );
     }
-    // The percentile chart's SVG has a p50 bar (#1F77B4) per arm with a latency.
+    // The rustls panel (panel 1; panel 0 is the kernel's TCP connect) of the percentile
+    // chart has, in its SVG, a p50 bar (#1F77B4) per rustls arm with a latency.
     let p50_bars = browser.exec(
-        "const d = window.__dl.find(d => d.name == 'chart-percentiles-0.svg'); \
+        "const d = window.__dl.find(d => /^chart-percentiles-\\d+-1\\.svg$/.test(d.name)); \
          const doc = new DOMParser().parseFromString(d.text, 'image/svg+xml'); \
          return [...doc.querySelectorAll('rect[fill=\"#1F77B4\"]')].filter(r => Number(r.getAttribute('y')) >= 19).length;",
         json!([]),
@@ -271,8 +279,13 @@ fn charts_download_as_png_and_svg_and_the_table_as_markdown() {
         .arms
         .iter()
         .filter(|a| a.latency_us.is_some() && a.error.is_none() && a.skipped.is_none())
+        .filter(|a| a.client_stack == Stack::Rustls && a.server_stack == Stack::Rustls)
         .count();
-    assert_eq!(p50_bars, json!(with_latency), "p50 bars in the SVG");
+    assert_eq!(
+        p50_bars,
+        json!(with_latency),
+        "p50 bars in the rustls panel's SVG"
+    );
 
     let md = browser.exec(
         "const d = window.__dl.find(d => d.name == 'handshake-lab-arms.md'); return [d.type, d.text];",
@@ -312,7 +325,7 @@ fn controls_are_named_and_every_chart_has_its_data_as_text() {
            return {id: cv.id, label: cv.getAttribute('aria-label') || '', role: cv.getAttribute('role'), \
                    items: Number(cv.dataset.items), \
                    rows: c.querySelectorAll('details.as-text tbody tr').length, \
-                   after: c.parentElement.querySelectorAll('details.stack-speedups li, details.phases tbody tr').length, \
+                   after: c.parentElement.querySelectorAll('details.stack-speedups li, details.phases tbody tr, #trend-table tbody tr').length, \
                    buttons: [...c.querySelectorAll('.export button')].map(b => b.getAttribute('aria-label'))}; });",
         json!([]),
     );
@@ -320,8 +333,11 @@ fn controls_are_named_and_every_chart_has_its_data_as_text() {
         assert_eq!(c["role"], json!("img"), "{c}");
         assert!(c["label"].as_str().unwrap().len() > 10, "{c}");
         let id = c["id"].as_str().unwrap();
-        // The stacks' speedups and the phases have their own list and table.
-        if id.starts_with("chart-stack-speedups-") || id.starts_with("chart-phases-") {
+        // The stacks' speedups, the phases and the trend have their own list or table.
+        if id.starts_with("chart-stack-speedups-")
+            || id.starts_with("chart-phases-")
+            || id == "chart-trend"
+        {
             assert!(c["after"].as_u64() >= Some(1), "{c}");
         } else {
             assert_eq!(c["rows"], c["items"], "one text row per chart row: {c}");
@@ -357,7 +373,8 @@ fn the_site_works_under_a_project_pages_sub_path() {
         json!([]),
     );
     assert_eq!(runs, json!(2));
-    // Every file the page fetched (wasm, JS, index, evidence) came from under the sub-path.
+    // Every file the page fetched (wasm, JS, index, the runs' summaries) came from under
+    // the sub-path.
     let fetched = browser.exec(
         "return [location.href, performance.getEntriesByType('resource').map(e => e.name)];",
         json!([]),
@@ -368,7 +385,7 @@ fn the_site_works_under_a_project_pages_sub_path() {
         "viewer.js",
         "viewer_bg.wasm",
         "results/index.json",
-        "results/second.json",
+        "results/summaries.jsonl",
     ] {
         assert!(
             names.contains(&format!("{base}{file}")),
