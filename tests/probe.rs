@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use e2e::probe_checks::run_probe;
 use e2e::tls_files::make_certs;
 use e2e::{collector, read_evidence, scratch};
 use shared::{Capability, Evidence, Protocol, ServerProbe, Stack};
@@ -67,24 +68,7 @@ fn probe(name: &str, extra: &[&str]) -> (Output, PathBuf) {
     let dir = scratch(name);
     make_certs(&dir);
     let server = SServer::start(&dir, extra);
-    let out_dir = dir.join("results");
-    let out = collector()
-        .args(["probe", &format!("localhost:{}", server.port)])
-        .args(["--ca", dir.join("ca.pem").to_str().unwrap()])
-        .args([
-            "--samples",
-            "10",
-            "--rate",
-            "2000",
-            "--pause-ms",
-            "0",
-            "--seed",
-            "1",
-        ])
-        .arg("--out")
-        .arg(&out_dir)
-        .output()
-        .expect("collector runs");
+    let out = run_probe(&dir, server.port);
     drop(server);
     (out, dir)
 }
@@ -103,12 +87,7 @@ fn probe_ok(name: &str, extra: &[&str]) -> (Evidence, ServerProbe, String, PathB
 }
 
 fn cap<'a>(p: &'a ServerProbe, name: &str) -> &'a Capability {
-    p.protocols
-        .iter()
-        .chain(&p.groups)
-        .chain(&p.resumption)
-        .chain(&p.early_data)
-        .find(|c| c.name == name)
+    p.capability(name)
         .unwrap_or_else(|| panic!("no capability {name}"))
 }
 

@@ -8,9 +8,9 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use e2e::probe_checks::{expect, sound};
+use e2e::probe_checks::{expect, run_probe, sound};
 use e2e::tls_files::make_certs;
-use e2e::{collector, read_evidence, scratch};
+use e2e::{read_evidence, scratch};
 use shared::Mode;
 
 /// Caddy in the foreground, killed (by its pid) when dropped.
@@ -83,23 +83,7 @@ fn caddy_resumes_by_ticket_only_and_offers_no_early_data() {
         assert!(Instant::now() < deadline, "caddy never listened");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let out = collector()
-        .args(["probe", &format!("localhost:{port}")])
-        .args(["--ca", dir.join("ca.pem").to_str().unwrap()])
-        .args([
-            "--samples",
-            "10",
-            "--rate",
-            "2000",
-            "--pause-ms",
-            "0",
-            "--seed",
-            "1",
-        ])
-        .arg("--out")
-        .arg(dir.join("results"))
-        .output()
-        .expect("collector runs");
+    let out = run_probe(&dir, port);
     drop(server);
     assert!(
         out.status.success(),

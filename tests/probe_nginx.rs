@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use e2e::probe_checks::{expect, sound};
+use e2e::probe_checks::{expect, run_probe, sound};
 use e2e::tls_files::make_certs;
-use e2e::{collector, read_evidence, scratch};
-use shared::{Evidence, Mode, Protocol, ServerProbe, Stack};
+use e2e::{read_evidence, scratch};
+use shared::{Evidence, Mode, Protocol, ServerProbe};
 
 fn have_nginx(test: &str) -> bool {
     let found = Command::new("nginx").arg("-v").output().is_ok();
@@ -72,23 +72,7 @@ fn probe(name: &str, ssl: &str) -> (Evidence, ServerProbe, PathBuf) {
     let dir = scratch(name);
     make_certs(&dir);
     let (server, port) = start(&dir, ssl);
-    let out = collector()
-        .args(["probe", &format!("localhost:{port}")])
-        .args(["--ca", dir.join("ca.pem").to_str().unwrap()])
-        .args([
-            "--samples",
-            "10",
-            "--rate",
-            "2000",
-            "--pause-ms",
-            "0",
-            "--seed",
-            "1",
-        ])
-        .arg("--out")
-        .arg(dir.join("results"))
-        .output()
-        .expect("collector runs");
+    let out = run_probe(&dir, port);
     drop(server);
     assert!(
         out.status.success(),

@@ -48,6 +48,26 @@ pub struct ServerProbe {
     pub sent: String,
 }
 
+impl ServerProbe {
+    /// The capability called `name`, in whichever list it is.
+    pub fn capability(&self, name: &str) -> Option<&Capability> {
+        find_capability(
+            [
+                &self.protocols,
+                &self.groups,
+                &self.resumption,
+                &self.early_data,
+            ],
+            name,
+        )
+    }
+}
+
+/// The capability called `name` in `lists` (protocols, groups, resumption, early data).
+pub fn find_capability<'a>(lists: [&'a [Capability]; 4], name: &str) -> Option<&'a Capability> {
+    lists.into_iter().flatten().find(|c| c.name == name)
+}
+
 /// One capability and what showed it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Capability {

@@ -1,15 +1,29 @@
 //! Checks of `collector probe` evidence shared by the probe tests against real servers.
 
+use std::path::Path;
+use std::process::Output;
+
 use shared::{Evidence, Mode, ServerProbe, Stack};
+
+use crate::collector;
+
+/// `collector probe localhost:PORT`, trusting the test CA `dir/ca.pem`, evidence into
+/// `dir/results`: 10 samples, no pause, a rate cap no loopback server reaches, seed 1
+/// (quick, and repeatable).
+pub fn run_probe(dir: &Path, port: u16) -> Output {
+    collector()
+        .args(["probe", &format!("localhost:{port}")])
+        .args(["--ca", dir.join("ca.pem").to_str().unwrap()])
+        .args(["--samples", "10", "--rate", "2000", "--pause-ms", "0"])
+        .args(["--seed", "1", "--out"])
+        .arg(dir.join("results"))
+        .output()
+        .expect("collector runs")
+}
 
 /// Whether the probe found the capability `name` supported (panics if it was not tried).
 pub fn supported(p: &ServerProbe, name: &str) -> bool {
-    p.protocols
-        .iter()
-        .chain(&p.groups)
-        .chain(&p.resumption)
-        .chain(&p.early_data)
-        .find(|c| c.name == name)
+    p.capability(name)
         .unwrap_or_else(|| panic!("no capability {name}"))
         .supported
 }

@@ -21,12 +21,7 @@ pub fn findings(arms: &[Arm]) -> Vec<String> {
                 a.mode == mode
                     && a.resumption == resumption
                     && a.early_data.is_some() == early
-                    && a.protocol == ka.protocol
-                    && a.cert == ka.cert
-                    && a.kx_group == ka.kx_group
-                    && a.rtt_ms == ka.rtt_ms
-                    && a.client_stack == ka.client_stack
-                    && a.server_stack == ka.server_stack
+                    && super::same_cell(a, ka)
             })
         };
         let new_conn: Vec<(&str, f64)> = [

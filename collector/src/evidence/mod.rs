@@ -165,16 +165,10 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
         .filter(sound)
         .filter(|a| a.mode == Mode::Resumed)
     {
-        let full = arms.iter().filter(sound).find(|a| {
-            a.mode == Mode::Full
-                && a.stack == resumed.stack
-                && a.protocol == resumed.protocol
-                && a.cert == resumed.cert
-                && a.kx_group == resumed.kx_group
-                && a.client_stack == resumed.client_stack
-                && a.server_stack == resumed.server_stack
-                && same_conditions(a, resumed)
-        });
+        let full = arms
+            .iter()
+            .filter(sound)
+            .find(|a| a.mode == Mode::Full && same_cell(a, resumed));
         // A 0-RTT arm (early-data counts) resumes too, but what it gains is the request
         // riding with the ClientHello: its own kind, never a stateful resume speedup.
         let kind = if resumed.early_data.is_some() {
@@ -220,6 +214,26 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
         }
     }
     out
+}
+
+/// How the collector was built, recorded in every run's settings (a debug build is far
+/// slower).
+pub const BUILD_PROFILE: &str = if cfg!(debug_assertions) {
+    "debug"
+} else {
+    "release"
+};
+
+/// The same handshake apart from its mode: the same stacks, protocol, cert and group,
+/// under the same conditions (the arms one ratio may compare).
+pub(crate) fn same_cell(a: &Arm, b: &Arm) -> bool {
+    a.stack == b.stack
+        && a.protocol == b.protocol
+        && a.cert == b.cert
+        && a.kx_group == b.kx_group
+        && a.client_stack == b.client_stack
+        && a.server_stack == b.server_stack
+        && same_conditions(a, b)
 }
 
 /// Measured under the same conditions: the same emulated RTT and the same number of

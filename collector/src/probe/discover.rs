@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use anyhow::Result;
+use shared::probe::find_capability;
 use shared::{Capability, KxGroup, Protocol};
 
 use crate::arms::remote::{Client, Resume, Seen, Target};
@@ -25,13 +26,13 @@ pub struct Discovery {
 
 impl Discovery {
     pub fn offers(&self, name: &str) -> Result<(), String> {
-        let all = self
-            .protocols
-            .iter()
-            .chain(&self.groups)
-            .chain(&self.resumption)
-            .chain(&self.early_data);
-        match all.into_iter().find(|c| c.name == name) {
+        let lists = [
+            &self.protocols[..],
+            &self.groups,
+            &self.resumption,
+            &self.early_data,
+        ];
+        match find_capability(lists, name) {
             Some(c) if c.supported => Ok(()),
             Some(c) => Err(format!("{name}: no ({})", c.detail)),
             None => Err(format!("{name}: not tried")),

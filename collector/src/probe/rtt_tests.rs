@@ -4,11 +4,14 @@
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use rustls::pki_types::{pem::PemObject, CertificateDer};
 use rustls::RootCertStore;
+use shared::CertKind;
 
 use super::*;
+use crate::certs::CertStore;
 use crate::netem::{DelayPath, SERVER_ADDR};
+use crate::peers::files::write_files;
+use crate::peers::private_dir::PrivateDir;
 
 fn root_or_skip(test: &str) -> bool {
     let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
@@ -28,90 +31,17 @@ fn root_or_skip(test: &str) -> bool {
     root
 }
 
-fn openssl(dir: &std::path::Path, args: &[&str]) {
-    let st = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .stderr(Stdio::null())
-        .status()
-        .expect("openssl runs");
-    assert!(st.success(), "openssl {args:?}");
-}
-
 #[test]
 fn a_probe_over_a_20ms_path_sees_the_round_trips() {
     if !root_or_skip("a_probe_over_a_20ms_path_sees_the_round_trips") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("hlab-probe-rtt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-    ];
-    openssl(
-        &dir,
-        &[
-            &["req", "-x509"][..],
-            &ec,
-            &[
-                "-keyout",
-                "ca.key",
-                "-out",
-                "ca.pem",
-                "-days",
-                "1",
-                "-subj",
-                "/CN=rtt test CA",
-                "-addext",
-                "basicConstraints=critical,CA:TRUE",
-                "-addext",
-                "keyUsage=critical,keyCertSign",
-            ],
-        ]
-        .concat(),
-    );
-    openssl(
-        &dir,
-        &[
-            &["req"][..],
-            &ec,
-            &[
-                "-keyout",
-                "leaf.key",
-                "-out",
-                "leaf.csr",
-                "-subj",
-                "/CN=localhost",
-            ],
-        ]
-        .concat(),
-    );
-    std::fs::write(dir.join("ext.cnf"), "subjectAltName=DNS:localhost\n").unwrap();
-    openssl(
-        &dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "leaf.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-days",
-            "1",
-            "-out",
-            "leaf.pem",
-            "-extfile",
-            "ext.cnf",
-        ],
-    );
-
+    // The run's own certificates (rcgen, in memory), written as PEM into a private
+    // folder for s_server, as the peer stacks get them.
+    let store = CertStore::generate([CertKind::EcdsaP256]).unwrap();
+    let dir = PrivateDir::create().unwrap();
+    let pem =
+        write_files(&dir, &store, &[CertKind::EcdsaP256]).unwrap()[&CertKind::EcdsaP256].clone();
     let path = DelayPath::new().expect("the emulated path");
     path.set_rtt(Duration::from_millis(20));
     let port = 8443;
@@ -119,7 +49,6 @@ fn a_probe_over_a_20ms_path_sees_the_round_trips() {
         .server
         .within(|| {
             Command::new("openssl")
-                .current_dir(&dir)
                 .args([
                     "s_server",
                     "-accept",
@@ -127,7 +56,11 @@ fn a_probe_over_a_20ms_path_sees_the_round_trips() {
                     "-www",
                     "-quiet",
                 ])
-                .args(["-cert", "leaf.pem", "-key", "leaf.key", "-no_ticket"])
+                .arg("-cert")
+                .arg(&pem.cert)
+                .arg("-key")
+                .arg(&pem.key)
+                .arg("-no_ticket")
                 .stdin(Stdio::piped())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -139,9 +72,9 @@ fn a_probe_over_a_20ms_path_sees_the_round_trips() {
         s.spawn(|| {
             path.client.enter().unwrap();
             let mut roots = RootCertStore::empty();
-            for c in CertificateDer::pem_file_iter(dir.join("ca.pem")).unwrap() {
-                roots.add(c.unwrap()).unwrap();
-            }
+            roots
+                .add(store.get(CertKind::EcdsaP256).unwrap().ca.clone())
+                .unwrap();
             let target = Arc::new(Target {
                 addr: (SERVER_ADDR, port).into(),
                 name: remote::check_name("localhost").unwrap(),
@@ -224,7 +157,7 @@ fn a_probe_over_a_20ms_path_sees_the_round_trips() {
     });
     let _ = server.kill();
     let _ = server.wait();
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(dir);
     let (d, arms) = result;
     // What the server was configured with, found across the namespaces.
     assert!(d.offers("tls1.3").is_ok() && d.offers("tls1.2").is_ok());

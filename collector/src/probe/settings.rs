@@ -87,15 +87,7 @@ pub(super) fn settings(
     );
     put("socket_options", "client: TCP_NODELAY, read/write timeouts, default SO_LINGER (a normal close: the server is someone else's); set, not read back; the server's are unknown".into());
     put("warmup_per_chunk", plan.warmup_per_chunk.to_string());
-    put(
-        "build_profile",
-        if cfg!(debug_assertions) {
-            "debug"
-        } else {
-            "release"
-        }
-        .into(),
-    );
+    put("build_profile", crate::evidence::BUILD_PROFILE.into());
     put("io_timeout_ms", args.io_timeout_ms.to_string());
     put("rate_cap_per_s", args.rate.to_string());
     put(

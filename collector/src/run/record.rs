@@ -46,15 +46,7 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
     let mut put = |k: &str, v: String| {
         extra.insert(k.to_string(), v);
     };
-    put(
-        "build_profile",
-        if cfg!(debug_assertions) {
-            "debug"
-        } else {
-            "release"
-        }
-        .into(),
-    );
+    put("build_profile", crate::evidence::BUILD_PROFILE.into());
     put("warmup_per_chunk", plan.warmup_per_chunk.to_string());
     if warmup != planned_warmup(plan) {
         put(

@@ -3,10 +3,10 @@
 //! with CI [390, 450]; resumed by ticket p50 200 µs with CI [190, 260], speedup 2.0
 //! with CI [1.5, 2.5]), never formatted by the code under test.
 
-use shared::{sample, Comparison, ComparisonKind, Decomposition, KxGroup, Mode, Phases, Protocol};
+use shared::{sample, Comparison, ComparisonKind, Decomposition, KxGroup, Mode, Protocol};
 
 use super::*;
-use crate::data::testdata::{sample as base, with_peers};
+use crate::data::testdata::{phases_of, sample as base, with_peers};
 
 fn texts(ev: &Evidence, topic: Topic) -> Vec<String> {
     findings(ev)
@@ -187,23 +187,11 @@ fn where_the_time_goes_comes_from_the_decomposition() {
         prediction_ratio: 0.975,
         miss: None,
     };
-    let phases = |d: Decomposition| Phases {
-        client_events: Vec::new(),
-        server_events: Vec::new(),
-        client: Vec::new(),
-        server: Vec::new(),
-        decomposition: Some(d),
-        irregular: 0,
-        client_wall_us: Vec::new(),
-        client_cpu_us: Vec::new(),
-        server_wall_us: Vec::new(),
-        server_cpu_us: Vec::new(),
-    };
     assert!(
         texts(&ev, Topic::Phases).is_empty(),
         "no decomposition, no sentence"
     );
-    ev.arms[1].phases = Some(phases(d.clone()));
+    ev.arms[1].phases = Some(phases_of(d.clone()));
     assert_eq!(
         texts(&ev, Topic::Phases),
         ["Where a full TLS 1.3 handshake's 400 µs goes (rustls · ecdsa-p256 · x25519): server work 200 µs (150 µs public-key), client work 120 µs (70.0 µs public-key), connect 20.0 µs, 2 hops of 25.0 µs waiting; the model predicts 390 µs (0.97 of the measured)."]
@@ -211,7 +199,7 @@ fn where_the_time_goes_comes_from_the_decomposition() {
     let mut missed = d;
     missed.miss = Some("the model predicts 500 µs, 25% above".into());
     (missed.predicted_us, missed.prediction_ratio) = (500.0, 1.25);
-    ev.arms[1].phases = Some(phases(missed));
+    ev.arms[1].phases = Some(phases_of(missed));
     assert!(texts(&ev, Topic::Phases)[0].ends_with(
         "the model predicts 500 µs (1.25 of the measured). The model misses by 25%: part of the time is not explained."
     ));

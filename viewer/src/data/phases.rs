@@ -92,7 +92,7 @@ pub fn waterfalls(ev: &Evidence, filter: &ArmFilter) -> Vec<Waterfall> {
 
 #[cfg(test)]
 mod tests {
-    use shared::{sample, Decomposition, PathStep, Phases};
+    use shared::{sample, Decomposition, PathStep};
 
     use super::*;
 
@@ -149,18 +149,7 @@ mod tests {
             miss: None,
         };
         let arm = &mut ev.arms[1];
-        arm.phases = Some(Phases {
-            client_events: vec!["start".into(), "done".into()],
-            server_events: Vec::new(),
-            client: Vec::new(),
-            server: Vec::new(),
-            decomposition: Some(d),
-            irregular: 0,
-            client_wall_us: Vec::new(),
-            client_cpu_us: Vec::new(),
-            server_wall_us: Vec::new(),
-            server_cpu_us: Vec::new(),
-        });
+        arm.phases = Some(crate::data::testdata::phases_of(d));
         ev
     }
 

@@ -3,6 +3,22 @@
 use shared::{sample, Comparison, ComparisonKind, Evidence, Mode, Protocol, RateBasis};
 use shared::{Resumption, Stack};
 
+/// Phases holding only `d` (the decomposition is all the viewer's views read).
+pub fn phases_of(d: shared::Decomposition) -> shared::Phases {
+    shared::Phases {
+        client_events: vec!["start".into(), "done".into()],
+        server_events: Vec::new(),
+        client: Vec::new(),
+        server: Vec::new(),
+        decomposition: Some(d),
+        irregular: 0,
+        client_wall_us: Vec::new(),
+        client_cpu_us: Vec::new(),
+        server_wall_us: Vec::new(),
+        server_cpu_us: Vec::new(),
+    }
+}
+
 pub fn sample() -> Evidence {
     sample::evidence()
 }

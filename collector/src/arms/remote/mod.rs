@@ -146,10 +146,7 @@ impl Client {
     /// is complete and the client's last flight is written; then (untimed) wait for a
     /// TLS 1.3 ticket when resuming, send close_notify and close.
     pub fn connect(&self) -> Result<Seen> {
-        self.target.pacer.wait();
-        let result = self.connect_paced();
-        self.target.pacer.done();
-        result
+        self.target.pacer.paced(|| self.connect_paced())
     }
 
     fn connect_paced(&self) -> Result<Seen> {
@@ -273,11 +270,11 @@ pub struct RemoteTcp {
 impl Session for RemoteTcp {
     fn connect_once(&mut self) -> Result<Outcome> {
         let t = &self.target;
-        t.pacer.wait();
-        let started = Instant::now();
-        let tcp = connect_socket(t.addr, t.io_timeout);
-        let elapsed = started.elapsed();
-        t.pacer.done();
+        let (started, tcp, elapsed) = t.pacer.paced(|| {
+            let started = Instant::now();
+            let tcp = connect_socket(t.addr, t.io_timeout);
+            (started, tcp, started.elapsed())
+        });
         drop(tcp?);
         Ok(Outcome {
             elapsed,

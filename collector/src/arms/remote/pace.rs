@@ -53,6 +53,14 @@ impl Pacer {
         self.last.lock().expect("not poisoned").end = Some(Instant::now());
     }
 
+    /// Runs `f` as one paced connection: [`Pacer::wait`] before, [`Pacer::done`] after.
+    pub fn paced<T>(&self, f: impl FnOnce() -> T) -> T {
+        self.wait();
+        let out = f();
+        self.done();
+        out
+    }
+
     /// Connections made through this pacer so far.
     pub fn connections(&self) -> u64 {
         self.last.lock().expect("not poisoned").connections
