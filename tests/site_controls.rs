@@ -215,8 +215,9 @@ fn the_scale_switch_redraws_the_latency_charts_and_back() {
     // The CDF is folded until opened (it fetches the raw samples then).
     browser.click("#cdf-section > summary");
     browser.wait_for(
-        "the CDF drawn",
-        "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws",
+        "the CDF drawn from the whole files",
+        "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws \
+         && !document.querySelector('#cdf-loading')",
     );
     browser.wait_for(
         "charts drawn",

@@ -69,11 +69,20 @@ fn open_at(server: &Server, profile: &str, url: &str) -> Browser {
     // The CDF is folded until opened (it fetches raw samples then); its picks are part of
     // the view a link carries.
     browser.click("#cdf-section > summary");
-    browser.wait_for(
-        "the CDF drawn",
-        "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws",
-    );
+    cdf_settled(&browser);
     browser
+}
+
+/// Waits until the CDF has drawn a curve for every picked arm. It first draws from the
+/// summaries (no samples: no curve), then again once the whole files are in; reading the
+/// state between the two draws would compare a half-loaded view.
+fn cdf_settled(browser: &Browser) {
+    browser.wait_for(
+        "the CDF drawn with every pick",
+        "(c => c && c.dataset.draws && !document.querySelector('#cdf-loading') && \
+         c.dataset.items == document.querySelectorAll('#cdf-section input:checked').length)\
+         (document.querySelector('#chart-cdf'))",
+    );
 }
 
 /// Everything a permalink carries, read from the page itself (not from the URL).
@@ -142,6 +151,8 @@ fn a_permalink_reopens_the_same_view() {
         ),
     );
     assert_eq!(state, json!(true));
+    // Hiding the newest run made the other one the detail run: its samples are fetched.
+    cdf_settled(&first);
     let state = first.exec(STATE_JS, json!([]));
     assert_ne!(state, default_state, "the clicks changed the view");
     assert_eq!(state["scale"], json!(["linear"]), "{state}");
