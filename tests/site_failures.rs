@@ -52,16 +52,11 @@ fn fixture() -> &'static Fixture {
         let site = www.join("site");
         build_site(&results, &site);
         let good: Value = serde_json::from_str(&text).unwrap();
-        let index = |files: &[&str]| {
-            json!({"runs": files.iter().map(|f| json!({"file": f})).collect::<Vec<_>>()})
-                .to_string()
-        };
-
-        site_variant(&site, &www.join("no-index"), &[("good.json", &text)]);
+        site_variant(&site, &www.join("no-history"), &[("good.json", &text)]);
         site_variant(
             &site,
-            &www.join("bad-index"),
-            &[("index.json", "{\"runs\": ["), ("good.json", &text)],
+            &www.join("bad-history"),
+            &[("history.json", "{\"runs\": ["), ("good.json", &text)],
         );
         let mut field = good.clone();
         field["arms"][1]
@@ -70,30 +65,50 @@ fn fixture() -> &'static Fixture {
             .remove("attempted");
         let mut invariant = good.clone();
         invariant["arms"][0]["failed"] = json!(good["arms"][0]["failed"].as_u64().unwrap() + 7);
-        site_variant(
-            &site,
-            &www.join("errors"),
-            &[
-                (
-                    "index.json",
-                    &index(&["good.json", "missing.json", "field.json", "invariant.json"]),
-                ),
-                ("good.json", &text),
-                ("field.json", &field.to_string()),
-                ("invariant.json", &invariant.to_string()),
-            ],
+        let (field, invariant) = (field.to_string(), invariant.to_string());
+        let mut errors = history(
+            &[("good.json", &text)],
+            &["missing.json", "field.json", "invariant.json"],
         );
-        site_variant(
-            &site,
-            &www.join("markup"),
-            &[
-                ("index.json", &index(&["markup.json", FILE_MARKUP])),
-                ("markup.json", &markup_run(&text)),
-                (FILE_MARKUP, "{"),
-            ],
-        );
+        errors.extend([
+            ("good.json".to_string(), text.clone()),
+            ("field.json".to_string(), field),
+            ("invariant.json".to_string(), invariant),
+        ]);
+        site_variant(&site, &www.join("errors"), &as_refs(&errors));
+        let markup_text = markup_run(&text);
+        let mut marked = history(&[("markup.json", &markup_text)], &[FILE_MARKUP]);
+        marked.extend([
+            ("markup.json".to_string(), markup_text.clone()),
+            (FILE_MARKUP.to_string(), "{".to_string()),
+        ]);
+        site_variant(&site, &www.join("markup"), &as_refs(&marked));
         Fixture { www, text }
     })
+}
+
+/// What `cargo xtask site` writes for `runs` (file, evidence text) and the files it
+/// could not read: the history and each run's summary, as (name, text) under `results/`.
+fn history(runs: &[(&str, &str)], unreadable: &[&str]) -> Vec<(String, String)> {
+    let mut history = shared::HistoryBuilder::default();
+    let mut out = Vec::new();
+    for (file, text) in runs {
+        let ev = Evidence::from_json(text).expect("valid evidence");
+        history.run(file, &ev);
+        out.push((format!("summaries/{file}"), ev.summary_line()));
+    }
+    for file in unreadable {
+        history.unreadable(file);
+    }
+    out.push(("history.json".to_string(), history.finish().to_json()));
+    out
+}
+
+fn as_refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
+    files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect()
 }
 
 /// The run with markup for an arm id (tcp-connect, everywhere it is named), an error
@@ -177,19 +192,22 @@ fn each_page_error_is_shown_naming_its_file() {
     );
     assert_eq!(listed_runs(&browser), json!(0));
 
-    browser.goto(&format!("{url}no-index/"));
+    // The site's start file missing or broken: named, with what is wrong.
+    browser.goto(&format!("{url}no-history/"));
     let errors = load_errors(&browser, 1);
     assert!(
-        errors[0].starts_with("results/index.json: could not fetch: HTTP 404 Not Found"),
+        errors[0].starts_with("results/history.json: could not fetch: HTTP 404 Not Found"),
         "{errors:?}"
     );
+    assert_eq!(listed_runs(&browser), json!(0));
 
-    browser.goto(&format!("{url}bad-index/"));
+    browser.goto(&format!("{url}bad-history/"));
     let errors = load_errors(&browser, 1);
     assert!(
-        errors[0].starts_with("results/index.json: not a run index (line 1, column "),
+        errors[0].starts_with("results/history.json: not a run history (line 1, column "),
         "{errors:?}"
     );
+    assert_eq!(listed_runs(&browser), json!(0));
 
     browser.goto(&format!("{url}errors/"));
     let errors = load_errors(&browser, 3);

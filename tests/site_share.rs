@@ -186,6 +186,47 @@ fn a_permalink_reopens_the_same_view() {
     assert_eq!(url_again, json!(url), "the link is kept as it was");
 }
 
+/// The run ids ticked for the detail view in the run list.
+const DETAIL_JS: &str = "return [...document.querySelectorAll('#run-list tbody tr')] \
+    .filter(tr => tr.querySelector('input.detail-pick').checked) \
+    .map(tr => tr.querySelector('td.run-id').textContent);";
+
+#[test]
+fn a_permalink_reopens_the_runs_picked_for_detail() {
+    let fx = fixture();
+    let _g = one_at_a_time();
+    let server = Server::start(&fx.www);
+    let first = open_at(&server, "detail-a", SUB_PATH);
+    let newest = first.exec(DETAIL_JS, json!([]));
+    assert_eq!(
+        newest.as_array().unwrap().len(),
+        1,
+        "the newest run alone: {newest}"
+    );
+    // Tick the other run too: both side by side, and the link names both.
+    first.click("#run-list tbody tr:not(:has(input.detail-pick:checked)) input.detail-pick");
+    first.wait_for(
+        "two runs in the detail view, named in the URL",
+        "document.querySelectorAll('#run-columns > *').length === 2 \
+         && (new URLSearchParams(location.search).get('detail') || '').split(',').length === 2",
+    );
+    let picked = first.exec(DETAIL_JS, json!([]));
+    assert_eq!(picked.as_array().unwrap().len(), 2, "{picked}");
+    let url = first.exec("return location.href;", json!([]));
+    let path = url
+        .as_str()
+        .unwrap()
+        .strip_prefix(&server.url)
+        .expect("the URL stays on the server")
+        .to_string();
+    let second = open_at(&server, "detail-b", &path);
+    second.wait_for(
+        "two runs in the reopened detail view",
+        "document.querySelectorAll('#run-columns > *').length === 2",
+    );
+    assert_eq!(second.exec(DETAIL_JS, json!([])), picked);
+}
+
 #[test]
 fn unknown_or_broken_url_state_is_ignored() {
     let fx = fixture();
@@ -384,7 +425,7 @@ fn the_site_works_under_a_project_pages_sub_path() {
         json!([]),
     );
     assert_eq!(runs, json!(2));
-    // Every file the page fetched (wasm, JS, index, the runs' summaries) came from under
+    // Every file the page fetched (wasm, JS, the history, a run's summary) came from under
     // the sub-path.
     let fetched = browser.exec(
         "return [location.href, performance.getEntriesByType('resource').map(e => e.name)];",
@@ -392,17 +433,17 @@ fn the_site_works_under_a_project_pages_sub_path() {
     );
     let base = format!("{}{SUB_PATH}", server.url);
     let names: Vec<String> = serde_json::from_value(fetched[1].clone()).unwrap();
-    for file in [
-        "viewer.js",
-        "viewer_bg.wasm",
-        "results/index.json",
-        "results/summaries.jsonl",
-    ] {
+    for file in ["viewer.js", "viewer_bg.wasm", "results/history.json"] {
         assert!(
             names.contains(&format!("{base}{file}")),
             "{file} from {base}: {names:?}"
         );
     }
+    let summary = format!("{base}results/summaries/");
+    assert!(
+        names.iter().any(|n| n.starts_with(&summary)),
+        "the detail run's summary from {summary}: {names:?}"
+    );
     // (The browser's own request for the host's /favicon.ico aside.)
     let favicon = format!("{}favicon.ico", server.url);
     for name in names.iter().filter(|n| **n != favicon) {

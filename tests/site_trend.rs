@@ -54,13 +54,20 @@ fn pixels(browser: &Browser, rgb: [u8; 3]) -> u64 {
         .unwrap()
 }
 
-/// Evidence files (not the index or the summaries) the page has requested so far.
-fn evidence_fetched(browser: &Browser) -> Value {
+/// Files of `folder` (`results/` for the evidence itself, `results/summaries/` for the
+/// runs' summaries; not the index or the history) the page has requested so far.
+fn fetched_from(browser: &Browser, folder: &str) -> Value {
     browser.exec(
-        "return performance.getEntriesByType('resource').map(e => e.name.split('/').pop()) \
-         .filter(n => n.endsWith('.json') && n !== 'index.json').sort();",
-        json!([]),
+        "return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname) \
+         .filter(p => p.startsWith(arguments[0]) && !p.slice(arguments[0].length).includes('/')) \
+         .map(p => p.split('/').pop()) \
+         .filter(n => n.endsWith('.json') && n !== 'index.json' && n !== 'history.json').sort();",
+        json!([folder]),
     )
+}
+
+fn evidence_fetched(browser: &Browser) -> Value {
+    fetched_from(browser, "/site/results/")
 }
 
 #[test]
@@ -117,7 +124,12 @@ fn the_trend_marks_each_hosts_changes_and_raw_files_wait_for_the_cdf() {
         "a green ring for beta's faster run"
     );
 
-    // Only the summaries so far: no evidence file was fetched.
+    // The trend came from the history: the only summary fetched is the detail run's
+    // (the newest, b2), and no evidence file was fetched.
+    assert_eq!(
+        fetched_from(&browser, "/site/results/summaries/"),
+        json!(["b2.json"])
+    );
     assert_eq!(evidence_fetched(&browser), json!([]));
 
     // Hosts are picked: without beta, its rows and its green ring go.
@@ -137,4 +149,22 @@ fn the_trend_marks_each_hosts_changes_and_raw_files_wait_for_the_cdf() {
          && Number(document.querySelector('#chart-cdf').dataset.items) > 0",
     );
     assert_eq!(evidence_fetched(&browser), json!(["b2.json"]));
+
+    // Picking a1 into the detail view fetches its summary, then (the CDF is open) its
+    // file; the other runs stay in brief.
+    browser.click("#run-list tbody tr:first-child input.detail-pick");
+    browser.wait_for(
+        "a1 and b2 side by side",
+        "document.querySelectorAll('#run-columns > *').length === 2 \
+         && !document.querySelector('.detail-loading')",
+    );
+    assert_eq!(
+        fetched_from(&browser, "/site/results/summaries/"),
+        json!(["a1.json", "b2.json"])
+    );
+    browser.wait_for(
+        "a1's file fetched for the CDF",
+        "performance.getEntriesByType('resource').some(e => e.name.endsWith('/results/a1.json'))",
+    );
+    assert_eq!(evidence_fetched(&browser), json!(["a1.json", "b2.json"]));
 }

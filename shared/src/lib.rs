@@ -5,6 +5,7 @@
 //! A JSON Schema of the same types is available through [`json_schema`].
 
 pub mod cluster;
+mod history;
 mod ids;
 mod index;
 pub mod json;
@@ -18,6 +19,7 @@ pub mod verdict;
 #[cfg(feature = "sample")]
 pub mod sample;
 
+pub use history::{ArmKey, BriefArm, History, HistoryBuilder, RunBrief};
 pub use ids::{ArmsById, FirstIndex};
 pub use index::{IndexEntry, ResultsIndex};
 pub use probe::{Capability, ServerProbe};

@@ -42,7 +42,7 @@ pub struct Evidence {
     #[serde(default)]
     #[cfg(not(target_arch = "wasm32"))]
     pub probe: Option<crate::probe::ServerProbe>,
-    /// True in a run's summary (a site's `results/summaries.jsonl`, see
+    /// True in a run's summary (a site's `results/summaries/<file>`, see
     /// [`Evidence::summary`]): the same evidence without its raw per-connection arrays
     /// (`samples_us`, the phases' rows), so it is validated without them. Absent (false)
     /// in the files the collector writes.

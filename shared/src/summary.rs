@@ -1,6 +1,6 @@
 //! A run's summary: the evidence without its raw per-connection arrays, for pages that
-//! show many runs (`cargo xtask site` writes one line per run into
-//! `results/summaries.jsonl`). The same type and the same reader as a full file, so a
+//! show many runs (`cargo xtask site` writes one per run into `results/summaries/`, and
+//! every run in brief into `results/history.json`: [`crate::History`]). The same type and the same reader as a full file, so a
 //! summary is validated by the same rules, minus those that need the samples.
 
 use crate::schema::Evidence;
@@ -30,7 +30,8 @@ impl Evidence {
         s
     }
 
-    /// The summary as one line of JSON (no newline in it), as `summaries.jsonl` holds it.
+    /// The summary as one line of JSON (no newline in it), as a site's
+    /// `results/summaries/<file>` holds it.
     pub fn summary_line(&self) -> String {
         serde_json::to_string(&self.summary()).expect("evidence serializes")
     }

@@ -119,7 +119,9 @@ pub fn site_variant(site: &Path, out: &Path, files: &[(&str, &str)]) {
         }
     }
     for (name, text) in files {
-        std::fs::write(results.join(name), text).unwrap();
+        let path = results.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
 }
 

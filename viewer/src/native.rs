@@ -13,7 +13,7 @@ use crate::data::derive::{arm_ids, cdf_series, default_cdf_pick, has_cdf, resume
 use crate::data::filter::{facets_present, ArmFilter};
 use crate::data::findings::findings;
 use crate::data::format::{fmt_ci_us, fmt_opt_us, fmt_ratio, fmt_us, short};
-use crate::data::load::{short_time, LoadedRun, RunSet};
+use crate::data::load::{short_time, HistoryRun, LoadedRun, RunSet};
 use crate::data::matrix::matrices;
 use crate::data::phases::waterfalls;
 use crate::data::series::{capacity_lines, ttfb_lines, CapacityMetric};
@@ -59,7 +59,7 @@ pub fn derive_page(set: &RunSet, filter: &ArmFilter, scale: Scale) -> Page {
         failures: set.failures.iter().map(|f| f.to_string()).collect(),
         ..Page::default()
     };
-    for run in &set.runs {
+    for run in &set.history {
         run_line(&mut page, run);
     }
     if set.visible().next().is_none() {
@@ -81,10 +81,7 @@ pub fn derive_page(set: &RunSet, filter: &ArmFilter, scale: Scale) -> Page {
     let series = cdf_series(set, filter, &pick);
     page.draw(lines::HEIGHT, |a| cdf::draw_cdf(a, &series, scale, 1.0));
     // The findings panel, for the newest visible run.
-    if let Some(run) = set
-        .visible()
-        .max_by(|a, b| a.evidence.run.started_at.cmp(&b.evidence.run.started_at))
-    {
+    if let Some(run) = set.newest().and_then(|r| set.loaded(r.key)) {
         page.texts
             .extend(findings(&run.evidence).into_iter().map(|f| f.text));
     }
@@ -131,13 +128,13 @@ pub fn derive_page(set: &RunSet, filter: &ArmFilter, scale: Scale) -> Page {
 }
 
 /// The run list's line of one run.
-fn run_line(page: &mut Page, run: &LoadedRun) {
-    let ev = &run.evidence;
+fn run_line(page: &mut Page, run: &HistoryRun) {
+    let brief = &run.brief.run;
     page.texts.extend([
-        ev.environment.hostname.clone(),
-        short(&ev.run.id),
-        short_time(&ev.run.started_at),
-        format!("{} {}", ev.run.tool.name, ev.run.tool.version),
+        brief.host.clone(),
+        short(&brief.run_id),
+        short_time(&brief.started_at),
+        brief.tool.clone(),
         run.source.clone(),
     ]);
     page.texts.extend(run.duplicate_of.clone());

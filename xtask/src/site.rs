@@ -1,10 +1,14 @@
 //! `cargo xtask site --results DIR --out SITE`: the self-contained static results site.
 //!
-//! Layout: `index.html`, `viewer.js`, `viewer_bg.wasm`, `results/*.json`,
-//! `results/index.json` and `results/summaries.jsonl` (one line per index entry, in the
-//! same order: the run's [`shared::Evidence::summary`], or `null` for a file that is not
-//! valid evidence, which the page then fetches whole to show why). Every URL the page uses is relative, so the folder works from any
-//! static host and any sub-path.
+//! Layout: `index.html`, `viewer.js`, `viewer_bg.wasm`, `results/*.json` (the evidence,
+//! whole), `results/index.json`, `results/history.json` (every run in brief:
+//! [`shared::History`]) and `results/summaries/*.json` (each valid run's
+//! [`shared::Evidence::summary`], under its file's name). The page starts from the
+//! history and the newest run's summary, fetches another summary when a view shows that
+//! run, and a whole file only when a view needs its samples; a file that is not valid
+//! evidence is listed in the history as unreadable and fetched whole to show why. Every
+//! URL the page uses is relative, so the folder works from any static host and any
+//! sub-path.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -171,31 +175,38 @@ fn copy_results(from: &Path, to: &Path, cap: u64) -> Result<ResultsIndex> {
             index.runs.push(IndexEntry { file, ..preview });
         }
     }
-    let mut summaries = String::new();
+    let mut history = shared::HistoryBuilder::default();
+    std::fs::create_dir_all(to.join(SUMMARIES))
+        .with_context(|| format!("could not create results/{SUMMARIES}"))?;
     for entry in &index.runs {
         link_or_copy(&from.join(&entry.file), &to.join(&entry.file))
             .with_context(|| format!("could not copy {}", entry.file))?;
-        summaries.push_str(&summary_line(&from.join(&entry.file)));
-        summaries.push('\n');
+        let evidence = std::fs::read_to_string(from.join(&entry.file))
+            .ok()
+            .and_then(|t| shared::Evidence::from_json(&t).ok());
+        match evidence {
+            Some(ev) => {
+                history.run(&entry.file, &ev);
+                std::fs::write(to.join(SUMMARIES).join(&entry.file), ev.summary_line())
+                    .with_context(|| format!("could not write the summary of {}", entry.file))?;
+            }
+            None => history.unreadable(&entry.file),
+        }
     }
     std::fs::write(to.join("index.json"), index_json(&index))
         .context("could not write results/index.json")?;
-    std::fs::write(to.join(SUMMARIES), summaries)
-        .with_context(|| format!("could not write results/{SUMMARIES}"))?;
+    std::fs::write(to.join(HISTORY), history.finish().to_json())
+        .with_context(|| format!("could not write results/{HISTORY}"))?;
     Ok(index)
 }
 
-/// The file of run summaries beside the index (see the module's doc).
-pub const SUMMARIES: &str = "summaries.jsonl";
+/// Every run in brief ([`shared::History`]): what the run list, the filters and the
+/// trend draw from, whatever the number of runs.
+pub const HISTORY: &str = "history.json";
 
-/// One line of `summaries.jsonl` for the evidence file at `path`: its summary, or `null`
-/// when it does not read as valid evidence (the page shows that file's own error).
-fn summary_line(path: &Path) -> String {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| shared::Evidence::from_json(&t).ok())
-        .map_or_else(|| "null".into(), |e| e.summary_line())
-}
+/// The folder of run summaries ([`shared::Evidence::summary`]), one per valid evidence
+/// file under the same name: what a view of that run draws from.
+pub const SUMMARIES: &str = "summaries";
 
 /// A hard link where the file system allows one (evidence files are never edited, and a
 /// site of 1,000 default runs would otherwise hold a second copy of 4 GB), else a copy.
@@ -290,7 +301,7 @@ mod tests {
     }
 
     #[test]
-    fn summaries_have_one_line_per_index_entry_in_its_order() {
+    fn the_history_lists_every_run_in_index_order_and_each_valid_run_has_a_summary() {
         let results = scratch("sum-results");
         let to = scratch("sum-to");
         let full = shared::sample::evidence();
@@ -299,11 +310,17 @@ mod tests {
         let index = copy_results(&results, &to, MAX_FILE_BYTES).unwrap();
         let files: Vec<&str> = index.runs.iter().map(|e| e.file.as_str()).collect();
         assert_eq!(files, ["a-broken.json", "b-good.json"]);
-        let text = std::fs::read_to_string(to.join(SUMMARIES)).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0], "null");
-        let summary = shared::Evidence::from_json(lines[1]).unwrap();
+        let history =
+            shared::History::from_json(&std::fs::read_to_string(to.join(HISTORY)).unwrap())
+                .unwrap();
+        assert_eq!(history.unreadable, ["a-broken.json"]);
+        assert_eq!(history.runs.len(), 1);
+        assert_eq!(history.runs[0].file, "b-good.json");
+        assert_eq!(history.runs[0].run_id, "20261130T000000Z-sample-0000");
+        assert_eq!(history.runs[0].arms.len(), full.arms.len());
+        assert!(!to.join(SUMMARIES).join("a-broken.json").exists());
+        let text = std::fs::read_to_string(to.join(SUMMARIES).join("b-good.json")).unwrap();
+        let summary = shared::Evidence::from_json(&text).unwrap();
         assert!(summary.summary);
         assert_eq!(summary.run.id, "20261130T000000Z-sample-0000");
         assert!(summary.arms.iter().all(|a| a.samples_us.is_empty()));

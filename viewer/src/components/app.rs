@@ -7,7 +7,7 @@ use yew::prelude::*;
 use super::cdf::CdfSection;
 use super::controls::Controls;
 use super::findings::Findings;
-use super::loader::{fetch_full, initial_load, Fetched, Loader};
+use super::loader::{fetch_urls, initial_load, Fetched, Loader, Start};
 use super::permalink::{self, use_permalink, Targets};
 use super::runs::{Failures, RunColumn, RunList};
 use super::table::ArmTable;
@@ -15,15 +15,18 @@ use super::trend::Trend;
 use super::verdicts::Verdicts;
 use crate::data::derive::{arm_ids, default_cdf_pick, ArmRef};
 use crate::data::filter::{facets_present, toggle, ArmFilter, Facet};
-use crate::data::load::RunSet;
+use crate::data::index::HISTORY_URL;
+use crate::data::load::{Arrival, RunSet};
 use crate::data::permalink::Permalink;
 use crate::data::table::{arm_rows, sort_rows, SortKey};
 
 /// Changes to the set of loaded runs.
 enum RunsAction {
-    Loaded(Vec<Fetched>),
-    /// Whole evidence files in place of the summaries they were loaded as.
-    Full(Vec<Fetched>),
+    /// The start-up load: a site's history and files fetched whole.
+    Started(Start),
+    /// Texts fetched or read later: files the user added, summaries of runs a view
+    /// shows, whole files a view needs the samples of.
+    Fetched(Vec<Fetched>, Arrival),
     ToggleHidden(u32),
     Remove(u32),
     Dismiss(usize),
@@ -43,28 +46,16 @@ impl Reducible for Runs {
         let mut set = (*self.set).clone();
         let mut ready = self.ready;
         match action {
-            RunsAction::Loaded(items) => {
+            RunsAction::Started(Start { history, files }) => {
                 ready = true;
-                for (source, text) in items {
-                    match text {
-                        Ok(text) => {
-                            let _ = set.add_text(&source, &text);
-                        }
-                        Err(reason) => {
-                            set.add_failure(&source, reason);
-                        }
-                    }
+                if let Some(history) = history {
+                    set.add_history(history, HISTORY_URL);
                 }
+                set.arrive(files, Arrival::File);
             }
-            RunsAction::Full(items) => {
-                for (source, text) in items {
-                    match text {
-                        Ok(text) => set.add_full(&source, &text),
-                        Err(reason) => {
-                            set.add_failure(&source, reason);
-                        }
-                    }
-                }
+            RunsAction::Fetched(items, how) => {
+                ready |= how == Arrival::File;
+                set.arrive(items, how);
             }
             RunsAction::ToggleHidden(key) => set.toggle_hidden(key),
             RunsAction::Remove(key) => set.remove(key),
@@ -92,26 +83,53 @@ pub fn App() -> Html {
     let detail_picked = use_state(Vec::<u32>::new);
     let cdf_open = use_state(|| false);
     let requested = use_mut_ref(Vec::<String>::new);
+    let requested_summaries = use_mut_ref(Vec::<String>::new);
 
     {
         let runs = runs.clone();
         use_effect_with((), move |_| {
-            initial_load(Callback::from(move |items| {
-                runs.dispatch(RunsAction::Loaded(items))
+            initial_load(Callback::from(move |start| {
+                runs.dispatch(RunsAction::Started(start))
             }));
         });
     }
 
     let set = runs.set.clone();
     let detail = Rc::new(set.detail(&detail_picked));
-    let detail_keys: Vec<u32> = detail.runs.iter().map(|r| r.key).collect();
+    let detail_keys: Vec<u32> = set.detail_keys(&detail_picked);
+    // Summaries the detail view waits for (runs known by their briefs until shown).
+    let waiting = set.missing(&detail_keys);
     {
-        // Time to interactive for `cargo xtask bench`: the start-up load is drawn.
-        let ready = runs.ready;
-        use_effect_with(ready, move |ready| {
-            if *ready {
-                if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+        let runs = runs.clone();
+        use_effect_with(waiting.clone(), move |wanted| {
+            let new: Vec<String> = wanted
+                .iter()
+                .filter(|s| !requested_summaries.borrow().contains(s))
+                .cloned()
+                .collect();
+            if !new.is_empty() {
+                requested_summaries.borrow_mut().extend(new.iter().cloned());
+                fetch_urls(
+                    new,
+                    Callback::from(move |items| {
+                        runs.dispatch(RunsAction::Fetched(items, Arrival::Summary))
+                    }),
+                );
+            }
+        });
+    }
+    {
+        // For `cargo xtask bench`: `interactive` when the start-up load (the history) is
+        // drawn, `answer` when the newest run's findings and detail are (its summary is
+        // in). The bench reads the first mark of each name.
+        let answered = runs.ready && !detail.runs.is_empty();
+        use_effect_with((runs.ready, answered), move |(ready, answered)| {
+            if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+                if *ready {
                     let _ = perf.mark("interactive");
+                }
+                if *answered {
+                    let _ = perf.mark("answer");
                 }
             }
         });
@@ -134,9 +152,11 @@ pub fn App() -> Html {
                 .collect();
             if !new.is_empty() {
                 requested.borrow_mut().extend(new.iter().cloned());
-                fetch_full(
+                fetch_urls(
                     new,
-                    Callback::from(move |items| runs.dispatch(RunsAction::Full(items))),
+                    Callback::from(move |items| {
+                        runs.dispatch(RunsAction::Fetched(items, Arrival::Whole))
+                    }),
                 );
             }
         });
@@ -156,7 +176,7 @@ pub fn App() -> Html {
     };
     let on_loaded = {
         let runs = runs.clone();
-        Callback::from(move |items| runs.dispatch(RunsAction::Loaded(items)))
+        Callback::from(move |items| runs.dispatch(RunsAction::Fetched(items, Arrival::File)))
     };
     let on_toggle_run = {
         let runs = runs.clone();
@@ -221,6 +241,7 @@ pub fn App() -> Html {
         &filter,
         *scale,
         *sort,
+        &detail_picked,
         (*picked).as_deref(),
         (*trend_arm).as_deref(),
     )
@@ -230,6 +251,7 @@ pub fn App() -> Html {
         picked: picked.clone(),
         arm: trend_arm.clone(),
         hide: on_toggle_run.clone(),
+        detail: detail_picked.clone(),
     };
     use_permalink(link, set.clone(), runs.ready, targets, now);
     // The bootstrap verdicts need raw samples: only the detail runs loaded whole.
@@ -247,7 +269,7 @@ pub fn App() -> Html {
                 <Loader {on_loaded} />
             </header>
             <Failures failures={set.failures.clone()} {on_dismiss} />
-            if let Some(run) = set.visible().max_by(|a, b| a.evidence.run.started_at.cmp(&b.evidence.run.started_at)) {
+            if let Some(run) = set.newest().and_then(|r| set.loaded(r.key)) {
                 <Findings run={run.clone()} />
             }
             <section id="runs-section">
@@ -255,7 +277,7 @@ pub fn App() -> Html {
                 <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} ready={runs.ready}
                          detail={detail_keys} {on_detail} />
             </section>
-            if set.visible().next().is_some() {
+            if set.shown().next().is_some() {
                 <Controls facets={facets_present(&set)} filter={(*filter).clone()}
                           on_toggle={on_facet} scale={*scale} {on_scale} />
                 <Trend runs={set.clone()} {ids} chosen={chosen.clone()} {on_arm}
@@ -263,6 +285,15 @@ pub fn App() -> Html {
                 <section id="detail-section">
                     <h2>{"Detail"}</h2>
                     <p class="hint">{"The runs ticked under \"detail\" in the run list (up to four; none ticked: the newest run)."}</p>
+                    if !waiting.is_empty() {
+                        <p class="hint detail-loading" role="status">
+                            {if waiting.iter().any(|u| set.failures.iter().any(|f| f.source == *u)) {
+                                "A run's summary could not be loaded: see the errors above."
+                            } else {
+                                "Loading the runs' summaries…"
+                            }}
+                        </p>
+                    }
                     <div id="run-columns" class="columns">
                         for run in detail.runs.iter() {
                             <RunColumn key={run.key} run={run.clone()} filter={(*filter).clone()} scale={*scale} />

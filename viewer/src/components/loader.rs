@@ -9,12 +9,20 @@ use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{DragEvent, File, FileList, HtmlInputElement};
 use yew::prelude::*;
 
-use crate::data::index::{
-    check_relative, entry_url, parse_index, DEFAULT_INDEX_URL, SUMMARIES_URL,
-};
+use shared::History;
+
+use crate::data::index::{check_relative, entry_url, HISTORY_URL};
 
 /// A source (URL or file name) and its text, or why it could not be read.
 pub type Fetched = (String, Result<String, String>);
+
+/// What the start-up load found: a site's history (its runs known in brief), and files
+/// fetched whole (`?run=`, or the files the history lists as unreadable, so that their
+/// own errors show).
+pub struct Start {
+    pub history: Option<History>,
+    pub files: Vec<Fetched>,
+}
 
 async fn fetch_text(url: &str) -> Result<String, String> {
     let resp = gloo_net::http::Request::get(url)
@@ -56,58 +64,57 @@ fn same_origin(url: String) -> Result<String, String> {
     Ok(url)
 }
 
-/// Loads what the page shows at start: the file named by `?run=` alone, or every run
-/// listed in `results/index.json`: its line of `results/summaries.jsonl` (one fetch for
-/// every run), or the whole file when there is no usable summary (no summaries file, a
-/// different number of lines, or `null` for a file that is not valid evidence, so that
-/// its own error is shown). Whole files are fetched concurrently. `on_loaded` gets them
-/// all at once (so the page renders once); failures come back as values.
-pub fn initial_load(on_loaded: Callback<Vec<Fetched>>) {
+/// Loads what the page shows at start: the file named by `?run=` alone, else the site's
+/// `results/history.json` (every run in brief: the page then fetches the summary of each
+/// run a view shows, starting with the newest) and, whole, the files it lists as
+/// unreadable (so that their own errors show). `on_loaded` gets it all at once (so the
+/// page renders once); failures come back as values.
+pub fn initial_load(on_loaded: Callback<Start>) {
     spawn_local(async move {
-        let urls = match start_urls().await {
-            Ok(urls) => urls,
-            Err(failure) => return on_loaded.emit(vec![failure]),
+        let (history, urls) = match start_urls().await {
+            Ok(found) => found,
+            Err(failure) => (None, vec![Err(failure)]),
         };
-        fetch_all(urls, on_loaded);
+        // Emitted once: the history moves out then (no copy of 1,000 briefs).
+        let history = RefCell::new(history);
+        fetch_all(
+            urls,
+            Callback::from(move |files| {
+                on_loaded.emit(Start {
+                    history: history.borrow_mut().take(),
+                    files,
+                })
+            }),
+        );
     });
 }
 
-/// The URLs to load at start (or, as `Err`, what is already known of one), or the
-/// failure that prevents knowing them.
-async fn start_urls() -> Result<Vec<Result<String, Fetched>>, Fetched> {
+/// The history (none for `?run=`) and the URLs to fetch whole (or, as `Err`, what is
+/// already known of one); or the failure that prevents knowing them.
+async fn start_urls() -> Result<(Option<History>, Vec<Result<String, Fetched>>), Fetched> {
     if let Some(url) = run_param() {
-        return Ok(vec![match check_relative(&url).and_then(same_origin) {
+        let one = match check_relative(&url).and_then(same_origin) {
             Ok(clean) => Ok(clean),
             Err(e) => Err((url, Err(e))),
-        }]);
+        };
+        return Ok((None, vec![one]));
     }
-    let index = fetch_text(DEFAULT_INDEX_URL)
+    let history = fetch_text(HISTORY_URL)
         .await
-        .and_then(|text| parse_index(&text))
-        .map_err(|e| (DEFAULT_INDEX_URL.to_string(), Err(e)))?;
-    let summaries = fetch_text(SUMMARIES_URL).await.unwrap_or_default();
-    let mut lines: Vec<&str> = summaries.lines().collect();
-    if lines.len() != index.runs.len() {
-        lines.clear();
-    }
-    Ok(index
-        .runs
-        .into_iter()
-        .enumerate()
-        .map(|(i, entry)| {
-            let url =
-                entry_url(DEFAULT_INDEX_URL, &entry.file).map_err(|e| (entry.file, Err(e)))?;
-            match lines.get(i) {
-                // Already here: handed on as fetched.
-                Some(line) if *line != "null" => Err((url, Ok(line.to_string()))),
-                _ => Ok(url),
-            }
-        })
-        .collect())
+        .map_err(|e| format!("{e} (`cargo xtask site` writes it beside the evidence)"))
+        .and_then(|text| History::from_json(&text))
+        .map_err(|e| (HISTORY_URL.to_string(), Err(e)))?;
+    let unreadable = history
+        .unreadable
+        .iter()
+        .map(|f| entry_url(HISTORY_URL, f).map_err(|e| (f.clone(), Err(e))))
+        .collect();
+    Ok((Some(history), unreadable))
 }
 
-/// Fetches the whole evidence of `sources` (the runs whose summary a view cannot use).
-pub fn fetch_full(sources: Vec<String>, on_loaded: Callback<Vec<Fetched>>) {
+/// Fetches `urls` (whole files a view needs samples of, or summaries of runs a view
+/// shows) concurrently; `on_loaded` gets them all at once.
+pub fn fetch_urls(sources: Vec<String>, on_loaded: Callback<Vec<Fetched>>) {
     fetch_all(sources.into_iter().map(Ok).collect(), on_loaded);
 }
 

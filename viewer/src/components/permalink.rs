@@ -46,6 +46,7 @@ pub struct Targets {
     pub picked: UseStateHandle<Option<Vec<ArmRef>>>,
     pub arm: UseStateHandle<Option<String>>,
     pub hide: Callback<u32>,
+    pub detail: UseStateHandle<Vec<u32>>,
 }
 
 /// Applies `link` when the start-up load is done (`ready`), once; from then on keeps
@@ -69,6 +70,10 @@ pub fn use_permalink(
                 }
                 if let Some(arm) = link.arm(&set) {
                     targets.arm.set(Some(arm));
+                }
+                let detail = link.detail_keys(&set);
+                if !detail.is_empty() {
+                    targets.detail.set(detail);
                 }
                 for key in link.hidden_keys(&set) {
                     targets.hide.emit(key);

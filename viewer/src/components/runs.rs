@@ -13,7 +13,7 @@ use crate::data::card::{run_card, tls_over_tcp};
 use crate::data::derive::resume_speedups;
 use crate::data::filter::ArmFilter;
 use crate::data::format::short;
-use crate::data::load::{short_time, LoadFailure, LoadedRun, RunSet};
+use crate::data::load::{short_time, HistoryRun, LoadFailure, LoadedRun, RunSet};
 use crate::data::stacks::percentile_panels;
 
 #[derive(Properties, PartialEq)]
@@ -34,7 +34,7 @@ pub fn RunList(props: &RunListProps) -> Html {
     if !props.ready {
         return html! { <p id="loading" role="status">{"Loading evidence…"}</p> };
     }
-    if props.runs.runs.is_empty() {
+    if props.runs.history.is_empty() {
         return html! { <p id="run-list" class="empty">{"No runs loaded yet."}</p> };
     }
     html! {
@@ -46,7 +46,7 @@ pub fn RunList(props: &RunListProps) -> Html {
                 <th scope="col">{"detail"}</th><th></th>
             </tr></thead>
             <tbody>
-            for run in &props.runs.runs {
+            for run in &props.runs.history {
                 {run_line(run, props)}
             }
             </tbody>
@@ -54,22 +54,22 @@ pub fn RunList(props: &RunListProps) -> Html {
     }
 }
 
-fn run_line(run: &LoadedRun, props: &RunListProps) -> Html {
-    let ev = &run.evidence;
+fn run_line(run: &HistoryRun, props: &RunListProps) -> Html {
+    let brief = &run.brief.run;
     let key = run.key;
     let (toggle, remove) = (props.on_toggle.clone(), props.on_remove.clone());
     let pick = props.on_detail.clone();
     let in_detail = props.detail.contains(&key);
-    let id = short(&ev.run.id);
+    let id = short(&brief.run_id);
     let verb = if run.hidden { "show" } else { "hide" };
     html! {
         <tr class={classes!(run.hidden.then_some("hidden"))} data-run={key.to_string()}>
-            <td class="host">{shown(&ev.environment.hostname)}</td>
-            <td class="run-id"><code>{shown(&ev.run.id)}</code></td>
-            <td>{shown(&short_time(&ev.run.started_at))}</td>
-            <td>{shown(&format!("{} {}", ev.run.tool.name, ev.run.tool.version))}</td>
-            <td class={classes!((!ev.run.complete).then_some("error"))}>
-                {if ev.run.complete { "yes" } else { "NO (interrupted)" }}
+            <td class="host">{shown(&brief.host)}</td>
+            <td class="run-id"><code>{shown(&brief.run_id)}</code></td>
+            <td>{shown(&short_time(&brief.started_at))}</td>
+            <td>{shown(&brief.tool)}</td>
+            <td class={classes!((!brief.complete).then_some("error"))}>
+                {if brief.complete { "yes" } else { "NO (interrupted)" }}
             </td>
             <td><code>{shown(&run.source)}</code>
                 if let Some(first) = &run.duplicate_of {

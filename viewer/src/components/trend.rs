@@ -1,5 +1,6 @@
 //! The trend view: one arm's p50 across every visible run, a line per host, drawn from the
-//! runs' summaries (no raw samples), with changes beyond the CIs marked.
+//! runs' briefs in the history (no summaries, no raw samples), with changes beyond the CIs
+//! marked.
 
 use std::rc::Rc;
 
@@ -69,7 +70,7 @@ pub fn Trend(props: &TrendProps) -> Html {
             <p class="hint">{"p50 per run in time order, one line per host (whisker: the p50's 95% CI). \
                 A ring marks a change from the host's previous run: slower (red) or faster (green), \
                 by collector compare's rule (a ratio interval that excludes 1), on the interval of \
-                ratios both runs' CIs allow. From the runs' summaries: no raw samples are fetched."}</p>
+                ratios both runs' CIs allow. From the runs' history: no summary or raw sample is fetched for it."}</p>
             <label>{"arm "}
                 <select id="trend-arm" onchange={on_arm}>
                     for id in ids.iter() {

@@ -91,13 +91,13 @@ pub fn percentile_bars(ev: &Evidence, filter: &ArmFilter) -> Vec<PercentileBar> 
         .collect()
 }
 
-/// Arm ids in the visible runs that pass the filter, first-seen order.
+/// Arm ids in the runs shown (loaded or in brief) that pass the filter, first-seen order.
 pub fn arm_ids(runs: &RunSet, filter: &ArmFilter) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     // Seen ids in a map, not by scanning `ids`: linear in the arms, however many.
     let mut seen = FirstIndex::default();
-    for arm in runs.visible().flat_map(|r| r.evidence.arms.iter()) {
-        if filter.matches(arm) && seen.insert_first(&arm.id, ids.len()).is_none() {
+    for arm in runs.shown_arm_keys() {
+        if filter.matches_key(arm) && seen.insert_first(&arm.id, ids.len()).is_none() {
             ids.push(arm.id.clone());
         }
     }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use shared::{Arm, CertKind, KxGroup, Mode, Protocol, Stack};
+use shared::{Arm, ArmKey, CertKind, KxGroup, Mode, Protocol, Stack};
 
 use super::load::RunSet;
 
@@ -44,10 +44,25 @@ impl fmt::Display for Facet {
 
 /// The facets an arm has (TCP arms have no cert or group).
 pub fn facets_of(arm: &Arm) -> Vec<Facet> {
-    let mut out = vec![Facet::Protocol(arm.protocol), Facet::Mode(arm.mode)];
-    out.extend(arm.cert.map(Facet::Cert));
-    out.extend(arm.kx_group.map(Facet::Group));
-    out.push(Facet::Stack(arm.stack));
+    facets(arm.protocol, arm.mode, arm.cert, arm.kx_group, arm.stack)
+}
+
+/// The facets of an arm known by its key (a run's brief).
+pub fn facets_of_key(arm: &ArmKey) -> Vec<Facet> {
+    facets(arm.protocol, arm.mode, arm.cert, arm.kx_group, arm.stack)
+}
+
+fn facets(
+    protocol: Protocol,
+    mode: Mode,
+    cert: Option<CertKind>,
+    group: Option<KxGroup>,
+    stack: Stack,
+) -> Vec<Facet> {
+    let mut out = vec![Facet::Protocol(protocol), Facet::Mode(mode)];
+    out.extend(cert.map(Facet::Cert));
+    out.extend(group.map(Facet::Group));
+    out.push(Facet::Stack(stack));
     out
 }
 
@@ -77,14 +92,20 @@ impl ArmFilter {
     pub fn matches(&self, arm: &Arm) -> bool {
         facets_of(arm).into_iter().all(|f| self.is_on(f))
     }
+
+    /// [`ArmFilter::matches`] for an arm known by its key.
+    pub fn matches_key(&self, arm: &ArmKey) -> bool {
+        facets_of_key(arm).into_iter().all(|f| self.is_on(f))
+    }
 }
 
-/// Every facet present in the visible runs, sorted by dimension then value.
+/// Every facet present in the runs shown (loaded or known by their briefs), sorted by
+/// dimension then value.
 pub fn facets_present(runs: &RunSet) -> Vec<Facet> {
     let mut all: Vec<Facet> = runs
-        .visible()
-        .flat_map(|r| r.evidence.arms.iter())
-        .flat_map(facets_of)
+        .shown_arm_keys()
+        .into_iter()
+        .flat_map(facets_of_key)
         .collect();
     all.sort_unstable();
     all.dedup();

@@ -6,14 +6,12 @@
 
 pub use shared::{IndexEntry, ResultsIndex};
 
-/// Where the viewer looks for the index when no `?run=` is given (relative to the page).
-pub const DEFAULT_INDEX_URL: &str = "results/index.json";
+/// Every run in brief beside the index ([`shared::History`], written by `cargo xtask
+/// site`); run files and `summaries/<file>` are relative to it.
+pub const HISTORY_URL: &str = "results/history.json";
 
-/// The runs' summaries beside the index (see `cargo xtask site`): one line per index
-/// entry, in its order, each a [`shared::Evidence::summary`] or `null`.
-pub const SUMMARIES_URL: &str = "results/summaries.jsonl";
-
-/// Parses an index; the error says where the text stops being a run index.
+/// Parses an index (for `cargo xtask site`; the page starts from the history); the error
+/// says where the text stops being a run index.
 pub fn parse_index(text: &str) -> Result<ResultsIndex, String> {
     serde_json::from_str(text).map_err(|e| {
         let message = e.to_string();

@@ -3,9 +3,12 @@
 use std::fmt;
 use std::rc::Rc;
 
-use shared::Evidence;
+use shared::{ArmKey, Evidence, FirstIndex, History};
+
+pub use super::brief::{arm_keys, Brief, HistoryRun};
 
 use super::format::short;
+use super::index::entry_url;
 
 /// One evidence file that loaded and validated. Two are equal when they are the same load
 /// of the same evidence (compared by pointer: a loaded run never changes), so the page's
@@ -19,8 +22,6 @@ pub struct LoadedRun {
     pub source: String,
     pub evidence: Rc<Evidence>,
     pub hidden: bool,
-    /// The source of a run loaded earlier with the same run id (the same file twice).
-    pub duplicate_of: Option<String>,
 }
 
 impl PartialEq for LoadedRun {
@@ -29,7 +30,6 @@ impl PartialEq for LoadedRun {
             && self.hidden == other.hidden
             && Rc::ptr_eq(&self.evidence, &other.evidence)
             && self.source == other.source
-            && self.duplicate_of == other.duplicate_of
     }
 }
 
@@ -71,14 +71,29 @@ impl fmt::Display for LoadFailure {
     }
 }
 
+/// How a fetched or read text joins a [`RunSet`] ([`RunSet::arrive`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    /// A file of its own (added by the user, named by the page's URL, listed without a
+    /// history): [`RunSet::add_text`].
+    File,
+    /// The summary of a run known by its brief: [`RunSet::add_summary`].
+    Summary,
+    /// The whole file of a run loaded as a summary: [`RunSet::add_full`].
+    Whole,
+}
+
 /// The largest evidence file the viewer reads (a default run is under 1 MB; a
 /// 200,000-connection run's samples are a few MB).
 pub const MAX_FILE_BYTES: usize = 64 << 20;
 
-/// Everything loaded so far, in load order.
+/// Every run known, and the evidence loaded so far, in load order.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunSet {
+    /// The runs whose evidence (summary or whole file) is loaded.
     pub runs: Vec<LoadedRun>,
+    /// Every run known: those loaded and those known only by their brief.
+    pub history: Vec<HistoryRun>,
     pub failures: Vec<LoadFailure>,
     next_key: u32,
 }
@@ -108,18 +123,130 @@ impl RunSet {
         let key = self.next_key;
         self.next_key += 1;
         let duplicate_of = self
-            .runs
+            .history
             .iter()
-            .find(|r| r.evidence.run.id == evidence.run.id)
+            .find(|r| r.brief.run.run_id == evidence.run.id)
             .map(|r| r.source.clone());
-        self.runs.push(LoadedRun {
+        self.history.push(HistoryRun {
+            key,
+            source: source.to_string(),
+            summary: None,
+            brief: Rc::new(Brief::of(source, &evidence)),
+            hidden: false,
             duplicate_of,
+        });
+        self.runs.push(LoadedRun {
             key,
             source: source.to_string(),
             evidence: Rc::new(evidence),
             hidden: false,
         });
         key
+    }
+
+    /// Lists the runs of a site's history (`base`: the URL its file names are relative
+    /// to), known by their briefs until their summaries are loaded.
+    pub fn add_history(&mut self, history: History, base: &str) {
+        let arms = Rc::new(history.arms);
+        let start = self.history.len();
+        for run in history.runs {
+            let urls = entry_url(base, &run.file)
+                .and_then(|s| Ok((s, entry_url(base, &format!("summaries/{}", run.file))?)));
+            let (source, summary) = match urls {
+                Ok(urls) => urls,
+                Err(e) => {
+                    self.add_failure(&run.file, e);
+                    continue;
+                }
+            };
+            let key = self.next_key;
+            self.next_key += 1;
+            self.history.push(HistoryRun {
+                key,
+                source,
+                summary: Some(summary),
+                brief: Rc::new(Brief {
+                    arms: arms.clone(),
+                    run,
+                }),
+                hidden: false,
+                duplicate_of: None,
+            });
+        }
+        // Runs listed earlier under the same id, by a map: linear however many runs.
+        let mut first = FirstIndex::with_capacity(self.history.len());
+        let mut dups = Vec::new();
+        for (i, r) in self.history.iter().enumerate() {
+            if let Some(j) = first.insert_first(&r.brief.run.run_id, i) {
+                if i >= start {
+                    dups.push((i, self.history[j].source.clone()));
+                }
+            }
+        }
+        for (i, source) in dups {
+            self.history[i].duplicate_of = Some(source);
+        }
+    }
+
+    /// Loads the summary fetched from `url` for the history run it belongs to; one that
+    /// does not read, or is of another run, becomes a failure.
+    pub fn add_summary(&mut self, url: &str, text: &str) {
+        let Some(h) = self
+            .history
+            .iter()
+            .find(|h| h.summary.as_deref() == Some(url))
+        else {
+            return;
+        };
+        if self.runs.iter().any(|r| r.key == h.key) {
+            return;
+        }
+        let (key, hidden, source, id) = (
+            h.key,
+            h.hidden,
+            h.source.clone(),
+            h.brief.run.run_id.clone(),
+        );
+        match Evidence::from_json(text) {
+            Ok(ev) if ev.run.id != id => {
+                self.add_failure(
+                    url,
+                    format!(
+                        "the summary is of run {}, not of {}",
+                        short(&ev.run.id),
+                        short(&id)
+                    ),
+                );
+            }
+            Ok(evidence) => self.runs.push(LoadedRun {
+                key,
+                source,
+                evidence: Rc::new(evidence),
+                hidden,
+            }),
+            Err(e) => {
+                self.add_failure(url, e.to_string());
+            }
+        }
+    }
+
+    /// Adds every text of `items` as `how` says; a source that could not be read becomes
+    /// a failure naming it.
+    pub fn arrive(&mut self, items: Vec<(String, Result<String, String>)>, how: Arrival) {
+        for (source, text) in items {
+            match text {
+                Ok(text) => match how {
+                    Arrival::File => {
+                        let _ = self.add_text(&source, &text);
+                    }
+                    Arrival::Summary => self.add_summary(&source, &text),
+                    Arrival::Whole => self.add_full(&source, &text),
+                },
+                Err(reason) => {
+                    self.add_failure(&source, reason);
+                }
+            }
+        }
     }
 
     /// Records that `source` could not be loaded.
@@ -134,10 +261,14 @@ impl RunSet {
 
     pub fn remove(&mut self, key: u32) {
         self.runs.retain(|r| r.key != key);
+        self.history.retain(|r| r.key != key);
     }
 
     pub fn toggle_hidden(&mut self, key: u32) {
         if let Some(run) = self.runs.iter_mut().find(|r| r.key == key) {
+            run.hidden = !run.hidden;
+        }
+        if let Some(run) = self.history.iter_mut().find(|r| r.key == key) {
             run.hidden = !run.hidden;
         }
     }
@@ -148,9 +279,32 @@ impl RunSet {
         }
     }
 
-    /// The runs not hidden, in load order.
+    /// The loaded runs not hidden, in load order.
     pub fn visible(&self) -> impl Iterator<Item = &LoadedRun> {
         self.runs.iter().filter(|r| !r.hidden)
+    }
+
+    /// Every known run not hidden, loaded or not, in load order.
+    pub fn shown(&self) -> impl Iterator<Item = &HistoryRun> {
+        self.history.iter().filter(|r| !r.hidden)
+    }
+
+    /// The newest run shown (by start time, then run id).
+    pub fn newest(&self) -> Option<&HistoryRun> {
+        self.shown().max_by(|a, b| {
+            let (ra, rb) = (&a.brief.run, &b.brief.run);
+            (&ra.started_at, &ra.run_id).cmp(&(&rb.started_at, &rb.run_id))
+        })
+    }
+
+    /// The arm keys the runs shown use (see [`arm_keys`]).
+    pub fn shown_arm_keys(&self) -> Vec<&ArmKey> {
+        arm_keys(self.shown())
+    }
+
+    /// The loaded run of `key`.
+    pub fn loaded(&self, key: u32) -> Option<&LoadedRun> {
+        self.runs.iter().find(|r| r.key == key)
     }
 
     /// Puts the whole evidence read from `source` in place of that run's summary (same
@@ -171,29 +325,48 @@ impl RunSet {
         }
     }
 
-    /// The runs the detail view shows: those in `picked` that are loaded and visible (at
-    /// most [`MAX_DETAIL`], the latest picks), else the newest visible run.
-    pub fn detail(&self, picked: &[u32]) -> RunSet {
-        let mut runs: Vec<LoadedRun> = picked
+    /// The keys of the runs the detail view shows: those in `picked` that are shown (at
+    /// most [`MAX_DETAIL`], the latest picks), else the newest run shown.
+    pub fn detail_keys(&self, picked: &[u32]) -> Vec<u32> {
+        let mut keys: Vec<u32> = picked
             .iter()
             .rev()
-            .filter_map(|k| self.visible().find(|r| r.key == *k))
+            .filter(|k| self.shown().any(|r| r.key == **k))
             .take(MAX_DETAIL)
-            .cloned()
+            .copied()
             .collect();
-        runs.reverse();
-        if runs.is_empty() {
-            let newest = self.visible().max_by(|a, b| {
-                let (ra, rb) = (&a.evidence.run, &b.evidence.run);
-                (&ra.started_at, &ra.id).cmp(&(&rb.started_at, &rb.id))
-            });
-            runs.extend(newest.cloned());
+        keys.reverse();
+        if keys.is_empty() {
+            keys.extend(self.newest().map(|r| r.key));
         }
+        keys
+    }
+
+    /// The detail view's runs ([`RunSet::detail_keys`]) whose evidence is loaded.
+    pub fn detail(&self, picked: &[u32]) -> RunSet {
+        let keys = self.detail_keys(picked);
         RunSet {
-            runs,
+            runs: keys
+                .iter()
+                .filter_map(|k| self.loaded(*k))
+                .cloned()
+                .collect(),
+            history: keys
+                .iter()
+                .filter_map(|k| self.history.iter().find(|r| r.key == *k))
+                .cloned()
+                .collect(),
             failures: Vec::new(),
             next_key: self.next_key,
         }
+    }
+
+    /// Summary URLs of the runs among `keys` whose evidence is not loaded yet.
+    pub fn missing(&self, keys: &[u32]) -> Vec<String> {
+        keys.iter()
+            .filter(|k| self.loaded(**k).is_none())
+            .filter_map(|k| self.history.iter().find(|r| r.key == *k)?.summary.clone())
+            .collect()
     }
 }
 
@@ -201,170 +374,4 @@ impl RunSet {
 pub const MAX_DETAIL: usize = 4;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::data::testdata::{sample, sample_json};
-
-    #[test]
-    fn valid_files_load_and_bad_ones_are_reported_by_name() {
-        let mut set = RunSet::default();
-        assert!(set.add_text("results/good.json", &sample_json()).is_ok());
-        let bad = set.add_text("results/bad.json", "{").unwrap_err();
-        assert_eq!(bad.source, "results/bad.json");
-        assert!(bad
-            .to_string()
-            .starts_with("results/bad.json: not valid JSON at line 1"));
-        assert!(set.add_text("results/again.json", &sample_json()).is_ok());
-        assert_eq!(set.runs.len(), 2);
-        assert_eq!(set.failures.len(), 1);
-        assert_ne!(set.runs[0].key, set.runs[1].key);
-    }
-
-    #[test]
-    fn evidence_errors_pass_through_with_their_paths() {
-        let mut set = RunSet::default();
-        let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
-        v["schema_version"] = 99.into();
-        let e = set.add_text("v.json", &v.to_string()).unwrap_err();
-        assert_eq!(
-            e.reason,
-            "unknown schema version 99 (this build reads version 1)"
-        );
-
-        let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
-        v["arms"][1].as_object_mut().unwrap().remove("attempted");
-        let e = set.add_text("m.json", &v.to_string()).unwrap_err();
-        assert_eq!(e.reason, "at `arms[1]`: missing field `attempted`");
-
-        let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
-        v["arms"][0]["samples_us"][0] = "fast".into();
-        let e = set.add_text("t.json", &v.to_string()).unwrap_err();
-        assert!(e
-            .reason
-            .starts_with("at `arms[0].samples_us[0]`: invalid type"));
-
-        let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
-        v["arms"][0]["failed"] = 3.into();
-        let e = set.add_text("i.json", &v.to_string()).unwrap_err();
-        assert_eq!(
-            e.reason,
-            "at `arms[0].attempted`: succeeded (4) + failed (3) != attempted (4)"
-        );
-        assert_eq!(set.runs.len(), 0);
-        assert_eq!(set.failures.len(), 4);
-    }
-
-    #[test]
-    fn runs_can_be_hidden_and_removed() {
-        let mut set = RunSet::default();
-        let a = set.add("a.json", sample());
-        let b = set.add("b.json", sample());
-        set.toggle_hidden(a);
-        assert_eq!(set.visible().map(|r| r.key).collect::<Vec<_>>(), vec![b]);
-        set.toggle_hidden(a);
-        set.remove(b);
-        assert_eq!(set.visible().map(|r| r.key).collect::<Vec<_>>(), vec![a]);
-        set.add_failure("x", "y");
-        set.dismiss_failure(5);
-        set.dismiss_failure(0);
-        assert!(set.failures.is_empty());
-    }
-
-    #[test]
-    fn times_are_shortened_to_seconds() {
-        assert_eq!(
-            short_time("2026-11-30T02:53:02.807269591Z"),
-            "2026-11-30 02:53:02"
-        );
-        assert_eq!(short_time("yesterday"), "yesterday");
-    }
-
-    #[test]
-    fn labels_show_host_and_time() {
-        let mut set = RunSet::default();
-        set.add("a.json", sample());
-        assert_eq!(set.runs[0].label(), "sample-host · 2026-11-30 00:00:00");
-        let mut ev = sample();
-        ev.environment.hostname = "h".repeat(2_000_000);
-        set.add("b.json", ev);
-        assert_eq!(
-            set.runs[1].label(),
-            format!("{}… · 2026-11-30 00:00:00", "h".repeat(120))
-        );
-    }
-
-    #[test]
-    fn files_over_64_mb_are_refused_with_their_size() {
-        let mut set = RunSet::default();
-        let big = " ".repeat(65 << 20);
-        let e = set.add_text("big.json", &big).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "big.json: the file is 65 MB; the viewer reads files up to 64 MB"
-        );
-        assert!(set.runs.is_empty());
-    }
-
-    #[test]
-    fn the_detail_view_takes_the_latest_picks_or_the_newest_run() {
-        let mut set = RunSet::default();
-        let mut keys = Vec::new();
-        for (id, at) in [
-            ("b", "02"),
-            ("c", "03"),
-            ("a", "01"),
-            ("d", "00"),
-            ("e", "00"),
-        ] {
-            let mut e = sample();
-            e.run.id = id.into();
-            e.run.started_at = format!("2026-11-30T{at}:00:00Z");
-            keys.push(set.add(&format!("{id}.json"), e));
-        }
-        let ids = |s: &RunSet| {
-            s.runs
-                .iter()
-                .map(|r| r.evidence.run.id.clone())
-                .collect::<Vec<_>>()
-        };
-        // Nothing picked: the newest (c, started 03:00), not the last loaded.
-        assert_eq!(ids(&set.detail(&[])), ["c"]);
-        // Five picks: the last four, in pick order; a hidden pick is left out.
-        assert_eq!(ids(&set.detail(&keys)), ["c", "a", "d", "e"]);
-        set.toggle_hidden(keys[3]);
-        assert_eq!(ids(&set.detail(&keys)), ["b", "c", "a", "e"]);
-        assert_eq!(ids(&set.detail(&[99])), ["c"]);
-    }
-
-    #[test]
-    fn a_summary_is_replaced_by_its_whole_file_in_place() {
-        let mut set = RunSet::default();
-        let full = shared::sample::evidence();
-        set.add_text("results/a.json", &full.summary_line())
-            .unwrap();
-        let key = set.runs[0].key;
-        assert!(set.runs[0].evidence.arms[1].samples_us.is_empty());
-        set.add_full("results/a.json", "{");
-        assert_eq!(set.failures.len(), 1);
-        assert!(set.runs[0].evidence.summary);
-        set.add_full("results/a.json", &full.to_json());
-        assert_eq!(set.runs[0].key, key);
-        assert!(!set.runs[0].evidence.summary);
-        assert_eq!(
-            set.runs[0].evidence.arms[1].samples_us,
-            full.arms[1].samples_us
-        );
-    }
-
-    #[test]
-    fn the_same_run_loaded_twice_is_flagged() {
-        let mut set = RunSet::default();
-        set.add("results/a.json", sample());
-        let mut other = sample();
-        other.run.id = "20261130T000001Z-sample-0001".into();
-        set.add("results/b.json", other);
-        set.add("my-copy.json", sample());
-        let dups: Vec<Option<&str>> = set.runs.iter().map(|r| r.duplicate_of.as_deref()).collect();
-        assert_eq!(dups, [None, None, Some("results/a.json")]);
-    }
-}
+mod tests;

@@ -1,5 +1,6 @@
 //! The viewer's data work, as plain functions over [`shared::Evidence`]; no browser APIs.
 
+pub mod brief;
 pub mod card;
 pub mod csv;
 pub mod derive;

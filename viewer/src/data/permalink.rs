@@ -1,5 +1,5 @@
 //! The page state in the URL's query, so a shared link opens the same view:
-//! `?scale=linear&sort=-p50&off=protocol:tcp,cert:rsa2048&hide=<run id>&pick=<run id>:<arm id>&arm=<arm id>`.
+//! `?scale=linear&sort=-p50&off=protocol:tcp,cert:rsa2048&hide=<run id>&detail=<run id>&pick=<run id>:<arm id>&arm=<arm id>`.
 //!
 //! Runs are named by their run id (stable across loads, unlike the page's run keys),
 //! facets as `dimension:value`. Each name is percent-encoded, so the separators `,` and
@@ -9,13 +9,13 @@
 //! opens with what this page understands.
 
 use super::derive::ArmRef;
-use super::filter::{facets_of, ArmFilter, Facet};
-use super::load::RunSet;
+use super::filter::{facets_of_key, ArmFilter, Facet};
+use super::load::{arm_keys, RunSet};
 use super::table::{Sort, SortKey};
 use crate::charts::Scale;
 
 /// The query keys this module owns; other parameters (e.g. `run`) are kept as they are.
-const KEYS: [&str; 6] = ["scale", "sort", "off", "hide", "pick", "arm"];
+const KEYS: [&str; 7] = ["scale", "sort", "off", "hide", "detail", "pick", "arm"];
 
 /// The URL name of each table column, in [`SortKey::ALL`] order.
 const SORT_NAMES: [&str; 13] = [
@@ -44,6 +44,8 @@ pub struct Permalink {
     pub off: Vec<String>,
     /// Ids of hidden runs.
     pub hidden: Vec<String>,
+    /// Ids of the runs picked for the detail view, in pick order; empty: the newest.
+    pub detail: Vec<String>,
     /// The CDF's picked arms as `run id:arm id`; `None`: the default pick.
     pub picks: Option<Vec<String>>,
     /// The arm compared across runs; `None`: the first one.
@@ -62,14 +64,12 @@ fn facet_name(f: Facet) -> String {
     pair(f.dimension(), &f.to_string())
 }
 
-/// Every facet of every loaded run (hidden ones too), each once.
+/// Every facet of every known run (hidden ones too), each once.
 fn all_facets(set: &RunSet) -> Vec<Facet> {
     let mut all: Vec<Facet> = Vec::new();
-    for f in set
-        .runs
-        .iter()
-        .flat_map(|r| r.evidence.arms.iter())
-        .flat_map(facets_of)
+    for f in arm_keys(set.history.iter())
+        .into_iter()
+        .flat_map(facets_of_key)
     {
         if !all.contains(&f) {
             all.push(f);
@@ -85,22 +85,27 @@ impl Permalink {
         filter: &ArmFilter,
         scale: Scale,
         sort: Sort,
+        detail: &[u32],
         picks: Option<&[ArmRef]>,
         arm: Option<&str>,
     ) -> Permalink {
         let run_id = |key: u32| {
-            let run = set.runs.iter().find(|r| r.key == key)?;
-            Some(run.evidence.run.id.as_str())
+            let run = set.history.iter().find(|r| r.key == key)?;
+            Some(run.brief.run.run_id.as_str())
         };
         Permalink {
             scale: (scale != Scale::default()).then_some(scale),
             sort: (sort != Sort::default()).then_some(sort),
             off: filter.off().iter().map(|f| facet_name(*f)).collect(),
             hidden: set
-                .runs
+                .history
                 .iter()
                 .filter(|r| r.hidden)
-                .map(|r| encode(&r.evidence.run.id))
+                .map(|r| encode(&r.brief.run.run_id))
+                .collect(),
+            detail: detail
+                .iter()
+                .filter_map(|k| Some(encode(run_id(*k)?)))
                 .collect(),
             picks: picks.map(|p| {
                 p.iter()
@@ -122,23 +127,37 @@ impl Permalink {
         filter
     }
 
-    /// Keys of the loaded runs this link hides.
+    /// Keys of the known runs this link hides.
     pub fn hidden_keys(&self, set: &RunSet) -> Vec<u32> {
-        set.runs
+        set.history
             .iter()
-            .filter(|r| self.hidden.contains(&encode(&r.evidence.run.id)))
+            .filter(|r| self.hidden.contains(&encode(&r.brief.run.run_id)))
             .map(|r| r.key)
             .collect()
     }
 
-    /// The CDF pick among the loaded runs' arms, in the link's order; `None` (the default
-    /// pick) when the link names arms but none of them is loaded.
+    /// Keys of the known runs this link picks for the detail view, in its order.
+    pub fn detail_keys(&self, set: &RunSet) -> Vec<u32> {
+        let ids: Vec<(String, u32)> = set
+            .history
+            .iter()
+            .map(|r| (encode(&r.brief.run.run_id), r.key))
+            .collect();
+        self.detail
+            .iter()
+            .filter_map(|d| ids.iter().find(|(id, _)| id == d).map(|(_, k)| *k))
+            .collect()
+    }
+
+    /// The CDF pick among the known runs' arms (their briefs name them, so a pick holds
+    /// before the run's summary is in), in the link's order; `None` (the default pick)
+    /// when the link names arms but none of them is known.
     pub fn picks(&self, set: &RunSet) -> Option<Vec<ArmRef>> {
         let picks = self.picks.as_ref()?;
         let mut found: Vec<(usize, ArmRef)> = Vec::new();
-        for run in &set.runs {
-            for arm in &run.evidence.arms {
-                let name = pair(&run.evidence.run.id, &arm.id);
+        for run in &set.history {
+            for (arm, _) in run.brief.points() {
+                let name = pair(&run.brief.run.run_id, &arm.id);
                 if let Some(i) = picks.iter().position(|p| *p == name) {
                     if !found.iter().any(|f| f.0 == i) {
                         let at = found.iter().position(|f| f.0 > i).unwrap_or(found.len());
@@ -157,11 +176,13 @@ impl Permalink {
         Some(found.into_iter().map(|f| f.1).collect())
     }
 
-    /// The compared arm, if a loaded run has it.
+    /// The compared arm, if a known run has it.
     pub fn arm(&self, set: &RunSet) -> Option<String> {
         let want = self.arm.as_ref()?;
-        let arms = set.runs.iter().flat_map(|r| r.evidence.arms.iter());
-        arms.map(|a| &a.id).find(|id| encode(id) == *want).cloned()
+        let arms = set.history.iter().flat_map(|r| r.brief.points());
+        arms.map(|(a, _)| &a.id)
+            .find(|id| encode(id) == *want)
+            .cloned()
     }
 
     /// The query (without `?`): only what differs from the defaults.
@@ -178,7 +199,11 @@ impl Permalink {
             let dir = if sort.descending { "-" } else { "" };
             q.push(format!("sort={dir}{}", SORT_NAMES[i]));
         }
-        for (key, list) in [("off", &self.off), ("hide", &self.hidden)] {
+        for (key, list) in [
+            ("off", &self.off),
+            ("hide", &self.hidden),
+            ("detail", &self.detail),
+        ] {
             if !list.is_empty() {
                 q.push(format!("{key}={}", list.join(",")));
             }
@@ -220,6 +245,7 @@ impl Permalink {
                 }
                 "off" => link.off = list(),
                 "hide" => link.hidden = list(),
+                "detail" => link.detail = list(),
                 "pick" => link.picks = Some(list()),
                 "arm" => link.arm = Some(value.to_string()).filter(|a| !a.is_empty()),
                 _ => {}

@@ -1,5 +1,5 @@
-//! The trend across runs: one arm's p50 with its 95% CI in every visible run, one line per
-//! host, in time order, from the runs' summaries alone (no samples needed). A change from a
+//! The trend across runs: one arm's p50 with its 95% CI in every run shown, one line per
+//! host, in time order, from the runs' briefs alone (no summaries or samples needed). A change from a
 //! host's previous run is called slower or faster by the rule `collector compare` uses
 //! ([`shared::Verdict::of`]: only an interval of the ratio that excludes 1 is a change),
 //! applied to the interval of `p50(run) / p50(previous)` that the two runs' own 95% CIs
@@ -7,10 +7,10 @@
 //! that interval from both runs' samples, which a summary does not carry; the interval here
 //! contains every ratio the two CIs allow, so it claims a change less often, never more.)
 
-use shared::Verdict;
+use shared::{BriefArm, Verdict};
 
 use super::format::short;
-use super::load::{short_time, LoadedRun, RunSet};
+use super::load::{short_time, HistoryRun, RunSet};
 use super::series::{Line, Point};
 
 /// One run's point on a host's line.
@@ -40,24 +40,27 @@ pub struct TrendLine {
     pub points: Vec<TrendPoint>,
 }
 
-/// The visible runs in time order (start time, then run id: RFC 3339 UTC strings order
-/// as times do).
-pub fn in_time_order(runs: &RunSet) -> Vec<&LoadedRun> {
-    let mut v: Vec<&LoadedRun> = Vec::new();
-    for r in runs.visible() {
-        let key = |r: &LoadedRun| (r.evidence.run.started_at.clone(), r.evidence.run.id.clone());
-        let at = v.partition_point(|o| key(o) <= key(r));
-        v.insert(at, r);
+/// The runs shown in time order (start time, then run id: RFC 3339 UTC strings order
+/// as times do; runs that tie stay in load order).
+pub fn in_time_order(runs: &RunSet) -> Vec<&HistoryRun> {
+    let key = |r: &HistoryRun| (r.brief.run.started_at.clone(), r.brief.run.run_id.clone());
+    // Sorted by insertion (no sort's code in the wasm); runs come mostly in time order,
+    // so each lands at the end.
+    let mut v: Vec<(_, &HistoryRun)> = Vec::new();
+    for r in runs.shown() {
+        let k = key(r);
+        let at = v.partition_point(|(o, _)| *o <= k);
+        v.insert(at, (k, r));
     }
-    v
+    v.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Hosts of the visible runs, first-seen order.
+/// Hosts of the runs shown, first-seen order.
 pub fn hosts(runs: &RunSet) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for r in runs.visible() {
-        if !out.contains(&r.evidence.environment.hostname) {
-            out.push(r.evidence.environment.hostname.clone());
+    for r in runs.shown() {
+        if !out.contains(&r.brief.run.host) {
+            out.push(r.brief.run.host.clone());
         }
     }
     out
@@ -83,15 +86,14 @@ pub fn change(old: (f64, Option<[f64; 2]>), new: (f64, Option<[f64; 2]>)) -> Cha
 pub fn trend(runs: &RunSet, arm_id: &str, hidden_hosts: &[String]) -> Vec<TrendLine> {
     let mut lines: Vec<TrendLine> = Vec::new();
     for (i, r) in in_time_order(runs).into_iter().enumerate() {
-        let ev = &r.evidence;
-        let host = &ev.environment.hostname;
+        let run = &r.brief.run;
+        let host = &run.host;
         if hidden_hosts.contains(host) {
             continue;
         }
-        let Some(arm) = ev.arms.iter().find(|a| a.id == arm_id) else {
-            continue;
-        };
-        let (Some(l), None) = (arm.latency_us, &arm.error) else {
+        let Some((_, BriefArm(_, Some(p50), ci))) =
+            r.brief.points().find(|(key, _)| key.id == arm_id)
+        else {
             continue;
         };
         let line = match lines.iter().position(|l| &l.host == host) {
@@ -107,13 +109,13 @@ pub fn trend(runs: &RunSet, arm_id: &str, hidden_hosts: &[String]) -> Vec<TrendL
         let change = line
             .points
             .last()
-            .map(|p| change((p.p50, p.ci), (l.p50, arm.p50_ci95_us)));
+            .map(|p| change((p.p50, p.ci), (*p50, *ci)));
         line.points.push(TrendPoint {
-            run_id: ev.run.id.clone(),
-            started: short_time(&ev.run.started_at),
+            run_id: run.run_id.clone(),
+            started: short_time(&run.started_at),
             x: (i + 1) as f64,
-            p50: l.p50,
-            ci: arm.p50_ci95_us,
+            p50: *p50,
+            ci: *ci,
             change,
         });
     }

@@ -46,13 +46,22 @@ fn a_page_state_round_trips_through_the_query() {
         },
     ];
     let arm = "tls13-resumed-ticket-ecdsa-p256-x25519";
-    let link = Permalink::of(&set, &filter, Scale::Linear, sort, Some(&picks), Some(arm));
+    let link = Permalink::of(
+        &set,
+        &filter,
+        Scale::Linear,
+        sort,
+        &[b, a],
+        Some(&picks),
+        Some(arm),
+    );
     let query = link.to_query();
     // Written out: what a shared link carries.
     assert_eq!(
         query,
         "scale=linear&sort=-p99&off=protocol:tcp,cert:ecdsa-p256\
          &hide=20261130T000000Z-sample-0000\
+         &detail=run%20b%2C%20with%3A%20odd%26chars%3D%C3%A9%20%25,20261130T000000Z-sample-0000\
          &pick=run%20b%2C%20with%3A%20odd%26chars%3D%C3%A9%20%25:tls13-full-ecdsa-p256-x25519,\
          20261130T000000Z-sample-0000:tcp-connect\
          &arm=tls13-resumed-ticket-ecdsa-p256-x25519"
@@ -66,6 +75,7 @@ fn a_page_state_round_trips_through_the_query() {
     assert_eq!(back.arm(&fresh).as_deref(), Some(arm));
     assert_eq!(back.filter(&fresh), filter);
     assert_eq!(back.hidden_keys(&fresh), [a2]);
+    assert_eq!(back.detail_keys(&fresh), [b2, a2]);
     let moved = |key: u32| if key == a { a2 } else { b2 };
     let fresh_picks: Vec<ArmRef> = picks
         .iter()
@@ -83,11 +93,11 @@ fn a_page_state_round_trips_through_the_query() {
 fn the_default_state_is_an_empty_query_and_an_empty_pick_is_kept() {
     let (set, _, _) = two_runs();
     let f = ArmFilter::default();
-    let link = Permalink::of(&set, &f, Scale::Log, Sort::default(), None, None);
+    let link = Permalink::of(&set, &f, Scale::Log, Sort::default(), &[], None, None);
     assert_eq!(link.to_query(), "");
     assert_eq!(Permalink::parse(""), Permalink::default());
     // Every arm unticked in the CDF is a state of its own, not the default pick.
-    let none = Permalink::of(&set, &f, Scale::Log, Sort::default(), Some(&[]), None);
+    let none = Permalink::of(&set, &f, Scale::Log, Sort::default(), &[], Some(&[]), None);
     assert_eq!(none.to_query(), "pick=");
     assert_eq!(Permalink::parse("pick=").picks(&set), Some(Vec::new()));
 }
@@ -97,7 +107,7 @@ fn unknown_or_malformed_state_is_ignored() {
     let (set, a, _) = two_runs();
     for query in [
         "scale=sideways&sort=colour&sort=--p50&off=nodimension,cert:%zz,%C3:x",
-        "hide=%E9,no-such-run&pick=no-colon,%:x,nosuchrun:tcp-connect,:tcp-connect&arm=%",
+        "hide=%E9,no-such-run&pick=no-colon,%:x,nosuchrun:tcp-connect,:tcp-connect&arm=%&detail=%,nosuchrun,",
         "&&==&=&%%%&run=results/a.json&x=1&scale&sort&off&hide",
         "?arm=%2&scale=LINEAR&sort=P50&off=cert:rsa2048:extra,cert%3Aecdsa-p256",
         "arm=tcp%2Dconnect&hide=20261130t000000z-sample-0000&off=Mode:resumed",
@@ -109,6 +119,7 @@ fn unknown_or_malformed_state_is_ignored() {
         assert_eq!(link.arm(&set), None, "{query}");
         assert_eq!(link.filter(&set), ArmFilter::default(), "{query}");
         assert!(link.hidden_keys(&set).is_empty(), "{query}");
+        assert!(link.detail_keys(&set).is_empty(), "{query}");
         assert_eq!(link.picks(&set), None, "{query}");
     }
     // A well-formed part next to a broken one still applies.

@@ -1,0 +1,293 @@
+//! RunSet: loading, briefs, summaries, the detail view.
+
+use super::*;
+use crate::data::testdata::{sample, sample_json};
+
+#[test]
+fn valid_files_load_and_bad_ones_are_reported_by_name() {
+    let mut set = RunSet::default();
+    assert!(set.add_text("results/good.json", &sample_json()).is_ok());
+    let bad = set.add_text("results/bad.json", "{").unwrap_err();
+    assert_eq!(bad.source, "results/bad.json");
+    assert!(bad
+        .to_string()
+        .starts_with("results/bad.json: not valid JSON at line 1"));
+    assert!(set.add_text("results/again.json", &sample_json()).is_ok());
+    assert_eq!(set.runs.len(), 2);
+    assert_eq!(set.failures.len(), 1);
+    assert_ne!(set.runs[0].key, set.runs[1].key);
+}
+
+#[test]
+fn evidence_errors_pass_through_with_their_paths() {
+    let mut set = RunSet::default();
+    let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
+    v["schema_version"] = 99.into();
+    let e = set.add_text("v.json", &v.to_string()).unwrap_err();
+    assert_eq!(
+        e.reason,
+        "unknown schema version 99 (this build reads version 1)"
+    );
+
+    let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
+    v["arms"][1].as_object_mut().unwrap().remove("attempted");
+    let e = set.add_text("m.json", &v.to_string()).unwrap_err();
+    assert_eq!(e.reason, "at `arms[1]`: missing field `attempted`");
+
+    let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
+    v["arms"][0]["samples_us"][0] = "fast".into();
+    let e = set.add_text("t.json", &v.to_string()).unwrap_err();
+    assert!(e
+        .reason
+        .starts_with("at `arms[0].samples_us[0]`: invalid type"));
+
+    let mut v: serde_json::Value = serde_json::from_str(&sample_json()).unwrap();
+    v["arms"][0]["failed"] = 3.into();
+    let e = set.add_text("i.json", &v.to_string()).unwrap_err();
+    assert_eq!(
+        e.reason,
+        "at `arms[0].attempted`: succeeded (4) + failed (3) != attempted (4)"
+    );
+    assert_eq!(set.runs.len(), 0);
+    assert_eq!(set.failures.len(), 4);
+}
+
+#[test]
+fn runs_can_be_hidden_and_removed() {
+    let mut set = RunSet::default();
+    let a = set.add("a.json", sample());
+    let b = set.add("b.json", sample());
+    set.toggle_hidden(a);
+    assert_eq!(set.visible().map(|r| r.key).collect::<Vec<_>>(), vec![b]);
+    set.toggle_hidden(a);
+    set.remove(b);
+    assert_eq!(set.visible().map(|r| r.key).collect::<Vec<_>>(), vec![a]);
+    set.add_failure("x", "y");
+    set.dismiss_failure(5);
+    set.dismiss_failure(0);
+    assert!(set.failures.is_empty());
+}
+
+#[test]
+fn times_are_shortened_to_seconds() {
+    assert_eq!(
+        short_time("2026-11-30T02:53:02.807269591Z"),
+        "2026-11-30 02:53:02"
+    );
+    assert_eq!(short_time("yesterday"), "yesterday");
+}
+
+#[test]
+fn labels_show_host_and_time() {
+    let mut set = RunSet::default();
+    set.add("a.json", sample());
+    assert_eq!(set.runs[0].label(), "sample-host · 2026-11-30 00:00:00");
+    let mut ev = sample();
+    ev.environment.hostname = "h".repeat(2_000_000);
+    set.add("b.json", ev);
+    assert_eq!(
+        set.runs[1].label(),
+        format!("{}… · 2026-11-30 00:00:00", "h".repeat(120))
+    );
+}
+
+#[test]
+fn files_over_64_mb_are_refused_with_their_size() {
+    let mut set = RunSet::default();
+    let big = " ".repeat(65 << 20);
+    let e = set.add_text("big.json", &big).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "big.json: the file is 65 MB; the viewer reads files up to 64 MB"
+    );
+    assert!(set.runs.is_empty());
+}
+
+#[test]
+fn the_detail_view_takes_the_latest_picks_or_the_newest_run() {
+    let mut set = RunSet::default();
+    let mut keys = Vec::new();
+    for (id, at) in [
+        ("b", "02"),
+        ("c", "03"),
+        ("a", "01"),
+        ("d", "00"),
+        ("e", "00"),
+    ] {
+        let mut e = sample();
+        e.run.id = id.into();
+        e.run.started_at = format!("2026-11-30T{at}:00:00Z");
+        keys.push(set.add(&format!("{id}.json"), e));
+    }
+    let ids = |s: &RunSet| {
+        s.runs
+            .iter()
+            .map(|r| r.evidence.run.id.clone())
+            .collect::<Vec<_>>()
+    };
+    // Nothing picked: the newest (c, started 03:00), not the last loaded.
+    assert_eq!(ids(&set.detail(&[])), ["c"]);
+    // Five picks: the last four, in pick order; a hidden pick is left out.
+    assert_eq!(ids(&set.detail(&keys)), ["c", "a", "d", "e"]);
+    set.toggle_hidden(keys[3]);
+    assert_eq!(ids(&set.detail(&keys)), ["b", "c", "a", "e"]);
+    assert_eq!(ids(&set.detail(&[99])), ["c"]);
+}
+
+#[test]
+fn a_summary_is_replaced_by_its_whole_file_in_place() {
+    let mut set = RunSet::default();
+    let full = shared::sample::evidence();
+    set.add_text("results/a.json", &full.summary_line())
+        .unwrap();
+    let key = set.runs[0].key;
+    assert!(set.runs[0].evidence.arms[1].samples_us.is_empty());
+    set.add_full("results/a.json", "{");
+    assert_eq!(set.failures.len(), 1);
+    assert!(set.runs[0].evidence.summary);
+    set.add_full("results/a.json", &full.to_json());
+    assert_eq!(set.runs[0].key, key);
+    assert!(!set.runs[0].evidence.summary);
+    assert_eq!(
+        set.runs[0].evidence.arms[1].samples_us,
+        full.arms[1].samples_us
+    );
+}
+
+#[test]
+fn the_same_run_loaded_twice_is_flagged() {
+    let mut set = RunSet::default();
+    set.add("results/a.json", sample());
+    let mut other = sample();
+    other.run.id = "20261130T000001Z-sample-0001".into();
+    set.add("results/b.json", other);
+    set.add("my-copy.json", sample());
+    let dups: Vec<Option<&str>> = set
+        .history
+        .iter()
+        .map(|r| r.duplicate_of.as_deref())
+        .collect();
+    assert_eq!(dups, [None, None, Some("results/a.json")]);
+}
+
+/// Two runs of a site's history: `a` (older) and `b` (newer), `b`'s second arm at
+/// p50 420 µs, CI [410, 430].
+fn two_run_history() -> (Evidence, Evidence, History) {
+    let mut a = sample();
+    a.run.id = "a".into();
+    let mut b = sample();
+    b.run.id = "b".into();
+    b.run.started_at = "2026-11-30T01:00:00Z".into();
+    b.arms[1].latency_us.as_mut().unwrap().p50 = 420.0;
+    b.arms[1].p50_ci95_us = Some([410.0, 430.0]);
+    let mut h = shared::HistoryBuilder::default();
+    h.run("a.json", &a);
+    h.run("b.json", &b);
+    (a, b, h.finish())
+}
+
+#[test]
+fn a_history_lists_runs_in_brief_until_their_summaries_load() {
+    let (a, b, history) = two_run_history();
+    let mut set = RunSet::default();
+    set.add_history(history, "results/history.json");
+    assert!(set.runs.is_empty(), "nothing loaded but the briefs");
+    let sources: Vec<(&str, Option<&str>)> = set
+        .history
+        .iter()
+        .map(|r| (r.source.as_str(), r.summary.as_deref()))
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            ("results/a.json", Some("results/summaries/a.json")),
+            ("results/b.json", Some("results/summaries/b.json")),
+        ]
+    );
+    let (ka, kb) = (set.history[0].key, set.history[1].key);
+    // The detail view starts with the newest run, which waits for its summary.
+    assert_eq!(set.detail_keys(&[]), [kb]);
+    assert_eq!(set.missing(&[kb]), ["results/summaries/b.json"]);
+    assert!(set.detail(&[]).runs.is_empty());
+    // A summary of another run is refused, by name.
+    set.add_summary("results/summaries/a.json", &b.summary_line());
+    assert_eq!(
+        set.failures[0].to_string(),
+        "results/summaries/a.json: the summary is of run b, not of a"
+    );
+    assert!(set.runs.is_empty());
+    // Hidden before its summary arrives, a run stays hidden once loaded.
+    set.toggle_hidden(ka);
+    set.add_summary("results/summaries/a.json", &a.summary_line());
+    set.add_summary("results/summaries/b.json", &b.summary_line());
+    assert_eq!(set.runs.len(), 2);
+    assert!(set.loaded(ka).unwrap().hidden && !set.loaded(kb).unwrap().hidden);
+    assert_eq!(
+        set.loaded(kb).unwrap().evidence.arms[1]
+            .latency_us
+            .unwrap()
+            .p50,
+        420.0
+    );
+    assert!(set.missing(&[ka, kb]).is_empty());
+    // Its whole file then replaces the summary in place.
+    set.add_full("results/b.json", &b.to_json());
+    assert!(!set.loaded(kb).unwrap().evidence.summary);
+    // A summary for no listed run changes nothing.
+    set.add_summary("results/summaries/zzz.json", &a.summary_line());
+    assert_eq!((set.runs.len(), set.failures.len()), (2, 1));
+}
+
+#[test]
+fn a_history_with_a_run_listed_twice_flags_the_second() {
+    let (a, _, _) = two_run_history();
+    let mut h = shared::HistoryBuilder::default();
+    h.run("a.json", &a);
+    h.run("copy-of-a.json", &a);
+    let mut set = RunSet::default();
+    set.add("local.json", sample());
+    set.add_history(h.finish(), "results/history.json");
+    let dups: Vec<Option<&str>> = set
+        .history
+        .iter()
+        .map(|r| r.duplicate_of.as_deref())
+        .collect();
+    assert_eq!(dups, [None, None, Some("results/a.json")]);
+    // An unsafe file name becomes a failure, not a fetch.
+    let mut h = shared::HistoryBuilder::default();
+    h.run("//elsewhere.example/x.json", &a);
+    set.add_history(h.finish(), "results/history.json");
+    assert_eq!(set.history.len(), 3);
+    assert!(
+        set.failures[0].source.contains("elsewhere.example"),
+        "{:?}",
+        set.failures
+    );
+}
+
+#[test]
+fn briefs_give_the_trend_and_the_pickers_without_any_summary() {
+    let (_, b, history) = two_run_history();
+    let mut set = RunSet::default();
+    set.add_history(history, "results/history.json");
+    let arm = &b.arms[1].id;
+    let lines = crate::data::trend::trend(&set, arm, &[]);
+    let points: Vec<(&str, f64, Option<[f64; 2]>)> = lines[0]
+        .points
+        .iter()
+        .map(|p| (p.run_id.as_str(), p.p50, p.ci))
+        .collect();
+    let a_p50 = sample().arms[1].latency_us.unwrap().p50;
+    assert_eq!(
+        points,
+        [
+            ("a", a_p50, sample().arms[1].p50_ci95_us),
+            ("b", 420.0, Some([410.0, 430.0]))
+        ]
+    );
+    let ids = crate::data::derive::arm_ids(&set, &crate::data::filter::ArmFilter::default());
+    let want: Vec<String> = sample().arms.iter().map(|a| a.id.clone()).collect();
+    assert_eq!(ids, want);
+    assert!(!crate::data::filter::facets_present(&set).is_empty());
+    assert!(set.runs.is_empty());
+}
