@@ -68,6 +68,27 @@ impl Reducible for Runs {
     }
 }
 
+/// Fetches each URL of `wanted` once (one asked for before is not asked again) and hands
+/// the texts to the run set as `how` says.
+#[hook]
+fn use_fetch_once(runs: UseReducerHandle<Runs>, wanted: Vec<String>, how: Arrival) {
+    let requested = use_mut_ref(Vec::<String>::new);
+    use_effect_with(wanted, move |wanted| {
+        let new: Vec<String> = wanted
+            .iter()
+            .filter(|s| !requested.borrow().contains(s))
+            .cloned()
+            .collect();
+        if !new.is_empty() {
+            requested.borrow_mut().extend(new.iter().cloned());
+            fetch_urls(
+                new,
+                Callback::from(move |items| runs.dispatch(RunsAction::Fetched(items, how))),
+            );
+        }
+    });
+}
+
 #[component]
 pub fn App() -> Html {
     let runs = use_reducer(Runs::default);
@@ -82,8 +103,6 @@ pub fn App() -> Html {
     // Runs picked for the detail view (none: the newest), and whether the CDF is open.
     let detail_picked = use_state(Vec::<u32>::new);
     let cdf_open = use_state(|| false);
-    let requested = use_mut_ref(Vec::<String>::new);
-    let requested_summaries = use_mut_ref(Vec::<String>::new);
 
     {
         let runs = runs.clone();
@@ -99,25 +118,7 @@ pub fn App() -> Html {
     let detail_keys: Vec<u32> = set.detail_keys(&detail_picked);
     // Summaries the detail view waits for (runs known by their briefs until shown).
     let waiting = set.missing(&detail_keys);
-    {
-        let runs = runs.clone();
-        use_effect_with(waiting.clone(), move |wanted| {
-            let new: Vec<String> = wanted
-                .iter()
-                .filter(|s| !requested_summaries.borrow().contains(s))
-                .cloned()
-                .collect();
-            if !new.is_empty() {
-                requested_summaries.borrow_mut().extend(new.iter().cloned());
-                fetch_urls(
-                    new,
-                    Callback::from(move |items| {
-                        runs.dispatch(RunsAction::Fetched(items, Arrival::Summary))
-                    }),
-                );
-            }
-        });
-    }
+    use_fetch_once(runs.clone(), waiting.clone(), Arrival::Summary);
     {
         // For `cargo xtask bench`: `interactive` when the start-up load (the history) is
         // drawn, `answer` when the newest run's findings and detail are (its summary is
@@ -134,33 +135,15 @@ pub fn App() -> Html {
             }
         });
     }
-    {
-        // The CDF needs raw samples: fetch the whole files of the detail runs that are
-        // summaries, once each, only while the CDF is open.
-        let runs = runs.clone();
-        let wanted: Vec<String> = detail
-            .runs
-            .iter()
-            .filter(|r| *cdf_open && r.evidence.summary)
-            .map(|r| r.source.clone())
-            .collect();
-        use_effect_with(wanted, move |wanted| {
-            let new: Vec<String> = wanted
-                .iter()
-                .filter(|s| !requested.borrow().contains(s))
-                .cloned()
-                .collect();
-            if !new.is_empty() {
-                requested.borrow_mut().extend(new.iter().cloned());
-                fetch_urls(
-                    new,
-                    Callback::from(move |items| {
-                        runs.dispatch(RunsAction::Fetched(items, Arrival::Whole))
-                    }),
-                );
-            }
-        });
-    }
+    // The CDF needs raw samples: the whole files of the detail runs that are summaries,
+    // only while the CDF is open.
+    let wanted: Vec<String> = detail
+        .runs
+        .iter()
+        .filter(|r| *cdf_open && r.evidence.summary)
+        .map(|r| r.source.clone())
+        .collect();
+    use_fetch_once(runs.clone(), wanted, Arrival::Whole);
     let on_detail = {
         let detail_picked = detail_picked.clone();
         let current = detail_keys.clone();

@@ -3,6 +3,14 @@
 use super::*;
 use crate::data::testdata::{sample, sample_json};
 
+/// Each known run's `duplicate_of`, in order.
+fn duplicates(set: &RunSet) -> Vec<Option<&str>> {
+    set.history
+        .iter()
+        .map(|r| r.duplicate_of.as_deref())
+        .collect()
+}
+
 #[test]
 fn valid_files_load_and_bad_ones_are_reported_by_name() {
     let mut set = RunSet::default();
@@ -162,12 +170,7 @@ fn the_same_run_loaded_twice_is_flagged() {
     other.run.id = "20261130T000001Z-sample-0001".into();
     set.add("results/b.json", other);
     set.add("my-copy.json", sample());
-    let dups: Vec<Option<&str>> = set
-        .history
-        .iter()
-        .map(|r| r.duplicate_of.as_deref())
-        .collect();
-    assert_eq!(dups, [None, None, Some("results/a.json")]);
+    assert_eq!(duplicates(&set), [None, None, Some("results/a.json")]);
 }
 
 /// Two runs of a site's history: `a` (older) and `b` (newer), `b`'s second arm at
@@ -247,12 +250,7 @@ fn a_history_with_a_run_listed_twice_flags_the_second() {
     let mut set = RunSet::default();
     set.add("local.json", sample());
     set.add_history(h.finish(), "results/history.json");
-    let dups: Vec<Option<&str>> = set
-        .history
-        .iter()
-        .map(|r| r.duplicate_of.as_deref())
-        .collect();
-    assert_eq!(dups, [None, None, Some("results/a.json")]);
+    assert_eq!(duplicates(&set), [None, None, Some("results/a.json")]);
     // An unsafe file name becomes a failure, not a fetch.
     let mut h = shared::HistoryBuilder::default();
     h.run("//elsewhere.example/x.json", &a);
