@@ -8,7 +8,7 @@
 //! missing) rewrites the wasm (see [`optimize_wasm`]): the bundle's download budget
 //! (wasm + JS ≤ 250,000 bytes gzipped, asserted in tests/site_browser.rs) was down to
 //! 217 bytes of room (249,783) before the run history; with the history the viewer is
-//! 248,214 bytes gzipped after this step (587,478 bytes of wasm, 637,321 before it).
+//! 248,246 bytes gzipped after this step (587,438 bytes of wasm, 637,268 before it).
 
 use std::path::{Path, PathBuf};
 
@@ -121,9 +121,10 @@ pub fn build_viewer(out_dir: &Path) -> Result<()> {
 /// the history: `--low-memory-unused` (the wasm's data starts at 1 MiB, above its stack,
 /// so nothing lives below 1 KiB and binaryen may fold small offsets into addresses) took
 /// 1,655 bytes more and `--converge` (passes repeated until the module stops shrinking)
-/// 205 more; other passes tried (`--gufa`, `--merge-similar-functions`, a second `-Oz`,
-/// `-Os`) gained under 10 bytes. wasm-opt takes about 25 s; its output is cached by
-/// input (see [`cache_entry`]).
+/// 205 more. Tried instead of `--converge`, each after `-Oz`: `--gufa -Oz` 184 bytes,
+/// `--merge-similar-functions -Oz` 197, a second `-Oz` 196; `-Os` instead of `-Oz` lost 52.
+/// wasm-opt took 36.6 s of CPU on this 2-core machine (`time`, the flags below); its output
+/// is cached by input (see [`cache_entry`]).
 ///
 /// The features are the ones Rust 1.95 enables for wasm32-unknown-unknown. wasm-opt also
 /// reads them from the module's `target_features` section, but without that section its
@@ -133,7 +134,7 @@ fn optimize_wasm(wasm: &Path) -> Result<()> {
     let input =
         std::fs::read(wasm).with_context(|| format!("could not read {}", wasm.display()))?;
     // The same input gives the same output: a site rebuilt from an unchanged viewer (the
-    // tests build several) reuses it instead of running wasm-opt again (~25 s).
+    // tests build several) reuses it instead of running wasm-opt again.
     let cached = cache_entry(&input);
     if let Ok(out) = std::fs::read(&cached) {
         if !out.is_empty() {

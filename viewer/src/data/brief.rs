@@ -5,9 +5,6 @@ use std::rc::Rc;
 
 use shared::{ArmKey, BriefArm, Evidence, RunBrief};
 
-use super::format::short;
-use super::load::short_time;
-
 /// A run in brief (see [`shared::History`]): its card line, and per arm its key, p50 and
 /// the p50's CI. What the run list, the filters and the trend draw from.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,15 +35,6 @@ impl Brief {
             .arms
             .iter()
             .filter_map(|a| Some((self.arms.get(a.0 as usize)?, a)))
-    }
-
-    /// `host · started` as [`LoadedRun::label`] gives it.
-    pub fn label(&self) -> String {
-        format!(
-            "{} · {}",
-            short(&self.run.host),
-            short(&short_time(&self.run.started_at))
-        )
     }
 }
 

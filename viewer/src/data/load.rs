@@ -21,13 +21,11 @@ pub struct LoadedRun {
     /// Where it came from: a URL relative to the page or a local file name.
     pub source: String,
     pub evidence: Rc<Evidence>,
-    pub hidden: bool,
 }
 
 impl PartialEq for LoadedRun {
     fn eq(&self, other: &Self) -> bool {
         self.key == other.key
-            && self.hidden == other.hidden
             && Rc::ptr_eq(&self.evidence, &other.evidence)
             && self.source == other.source
     }
@@ -74,8 +72,8 @@ impl fmt::Display for LoadFailure {
 /// How a fetched or read text joins a [`RunSet`] ([`RunSet::arrive`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arrival {
-    /// A file of its own (added by the user, named by the page's URL, listed without a
-    /// history): [`RunSet::add_text`].
+    /// A file of its own (added by the user, named by the page's URL, or listed in the
+    /// history as unreadable, to show its error): [`RunSet::add_text`].
     File,
     /// The summary of a run known by its brief: [`RunSet::add_summary`].
     Summary,
@@ -122,24 +120,19 @@ impl RunSet {
     pub fn add(&mut self, source: &str, evidence: Evidence) -> u32 {
         let key = self.next_key;
         self.next_key += 1;
-        let duplicate_of = self
-            .history
-            .iter()
-            .find(|r| r.brief.run.run_id == evidence.run.id)
-            .map(|r| r.source.clone());
         self.history.push(HistoryRun {
             key,
             source: source.to_string(),
             summary: None,
             brief: Rc::new(Brief::of(source, &evidence)),
             hidden: false,
-            duplicate_of,
+            duplicate_of: None,
         });
+        self.mark_duplicates(self.history.len() - 1);
         self.runs.push(LoadedRun {
             key,
             source: source.to_string(),
             evidence: Rc::new(evidence),
-            hidden: false,
         });
         key
     }
@@ -173,7 +166,12 @@ impl RunSet {
                 duplicate_of: None,
             });
         }
-        // Runs listed earlier under the same id, by a map: linear however many runs.
+        self.mark_duplicates(start);
+    }
+
+    /// Sets `duplicate_of` on the known runs from `start` on whose run id a run listed
+    /// earlier has: by a map, linear however many runs.
+    fn mark_duplicates(&mut self, start: usize) {
         let mut first = FirstIndex::with_capacity(self.history.len());
         let mut dups = Vec::new();
         for (i, r) in self.history.iter().enumerate() {
@@ -198,15 +196,10 @@ impl RunSet {
         else {
             return;
         };
-        if self.runs.iter().any(|r| r.key == h.key) {
+        if self.loaded(h.key).is_some() {
             return;
         }
-        let (key, hidden, source, id) = (
-            h.key,
-            h.hidden,
-            h.source.clone(),
-            h.brief.run.run_id.clone(),
-        );
+        let (key, source, id) = (h.key, h.source.clone(), h.brief.run.run_id.clone());
         match Evidence::from_json(text) {
             Ok(ev) if ev.run.id != id => {
                 self.add_failure(
@@ -222,7 +215,6 @@ impl RunSet {
                 key,
                 source,
                 evidence: Rc::new(evidence),
-                hidden,
             }),
             Err(e) => {
                 self.add_failure(url, e.to_string());
@@ -265,9 +257,6 @@ impl RunSet {
     }
 
     pub fn toggle_hidden(&mut self, key: u32) {
-        if let Some(run) = self.runs.iter_mut().find(|r| r.key == key) {
-            run.hidden = !run.hidden;
-        }
         if let Some(run) = self.history.iter_mut().find(|r| r.key == key) {
             run.hidden = !run.hidden;
         }
@@ -279,9 +268,12 @@ impl RunSet {
         }
     }
 
-    /// The loaded runs not hidden, in load order.
+    /// The loaded runs not hidden, in load order (whether a run is hidden is its
+    /// [`HistoryRun`]'s to say).
     pub fn visible(&self) -> impl Iterator<Item = &LoadedRun> {
-        self.runs.iter().filter(|r| !r.hidden)
+        self.runs
+            .iter()
+            .filter(|r| self.shown().any(|h| h.key == r.key))
     }
 
     /// Every known run not hidden, loaded or not, in load order.

@@ -42,8 +42,8 @@ pub struct TrendLine {
 
 /// The runs shown in time order (start time, then run id: RFC 3339 UTC strings order
 /// as times do; runs that tie stay in load order).
-pub fn in_time_order(runs: &RunSet) -> Vec<&HistoryRun> {
-    let key = |r: &HistoryRun| (r.brief.run.started_at.clone(), r.brief.run.run_id.clone());
+pub fn in_time_order<'a>(runs: &'a RunSet) -> Vec<&'a HistoryRun> {
+    let key = |r: &'a HistoryRun| (r.brief.run.started_at.as_str(), r.brief.run.run_id.as_str());
     // Sorted by insertion (no sort's code in the wasm); runs come mostly in time order,
     // so each lands at the end.
     let mut v: Vec<(_, &HistoryRun)> = Vec::new();

@@ -140,6 +140,29 @@ fn the_detail_view_takes_the_latest_picks_or_the_newest_run() {
     set.toggle_hidden(keys[3]);
     assert_eq!(ids(&set.detail(&keys)), ["b", "c", "a", "e"]);
     assert_eq!(ids(&set.detail(&[99])), ["c"]);
+    // The detail set shows every run it holds (the views read it through `visible`).
+    let detail = set.detail(&keys);
+    let shown: Vec<u32> = detail.visible().map(|r| r.key).collect();
+    assert_eq!(shown, [keys[0], keys[1], keys[2], keys[4]]);
+}
+
+#[test]
+fn a_loaded_run_equals_its_own_load_only() {
+    let mut set = RunSet::default();
+    set.add("a.json", sample());
+    set.add("a.json", sample());
+    let run = set.runs[0].clone();
+    assert_eq!(run, set.runs[0]);
+    assert_ne!(run, set.runs[1], "the same file loaded twice is two loads");
+    let mut moved = run.clone();
+    moved.source = "b.json".into();
+    assert_ne!(run, moved);
+    let mut rekeyed = run.clone();
+    rekeyed.key = set.runs[1].key;
+    assert_ne!(run, rekeyed);
+    let mut same_load = set.runs[1].clone();
+    same_load.key = run.key;
+    assert_ne!(run, same_load, "equal texts, but another load");
 }
 
 #[test]
@@ -224,7 +247,8 @@ fn a_history_lists_runs_in_brief_until_their_summaries_load() {
     set.add_summary("results/summaries/a.json", &a.summary_line());
     set.add_summary("results/summaries/b.json", &b.summary_line());
     assert_eq!(set.runs.len(), 2);
-    assert!(set.loaded(ka).unwrap().hidden && !set.loaded(kb).unwrap().hidden);
+    assert!(set.loaded(ka).is_some() && set.loaded(kb).is_some());
+    assert_eq!(set.visible().map(|r| r.key).collect::<Vec<_>>(), [kb]);
     assert_eq!(
         set.loaded(kb).unwrap().evidence.arms[1]
             .latency_us
@@ -288,4 +312,71 @@ fn briefs_give_the_trend_and_the_pickers_without_any_summary() {
     assert_eq!(ids, want);
     assert!(!crate::data::filter::facets_present(&set).is_empty());
     assert!(set.runs.is_empty());
+    // A file loaded beside the history has its own arm keys: each id is still listed once,
+    // and the filters apply to keys as to arms.
+    set.add("local.json", sample());
+    let mut filter = crate::data::filter::ArmFilter::default();
+    assert_eq!(crate::data::derive::arm_ids(&set, &filter), want);
+    filter.toggle(crate::data::filter::Facet::Mode(shared::Mode::Resumed));
+    assert_eq!(
+        crate::data::derive::arm_ids(&set, &filter),
+        ["tcp-connect", "tls13-full-ecdsa-p256-x25519"]
+    );
+}
+
+#[test]
+fn fetched_texts_arrive_as_files_summaries_or_whole_files() {
+    let (a, b, history) = two_run_history();
+    let mut set = RunSet::default();
+    set.add_history(history, "results/history.json");
+    let ok = |url: &str, text: String| (url.to_string(), Ok(text));
+    set.arrive(
+        vec![
+            ok("results/summaries/b.json", b.summary_line()),
+            ("results/summaries/a.json".into(), Err("HTTP 404".into())),
+        ],
+        Arrival::Summary,
+    );
+    assert_eq!(set.runs.len(), 1);
+    assert!(set.runs[0].evidence.summary);
+    assert_eq!(
+        set.failures[0].to_string(),
+        "results/summaries/a.json: HTTP 404"
+    );
+    set.arrive(vec![ok("results/b.json", b.to_json())], Arrival::Whole);
+    assert!(
+        !set.runs[0].evidence.summary,
+        "the whole file took the summary's place"
+    );
+    set.arrive(vec![ok("mine.json", a.to_json())], Arrival::File);
+    assert_eq!((set.runs.len(), set.history.len()), (2, 3));
+    assert_eq!(set.history[2].source, "mine.json");
+}
+
+#[test]
+fn a_known_run_equals_itself_and_differs_when_anything_shown_changes() {
+    let (_, _, history) = two_run_history();
+    let mut set = RunSet::default();
+    set.add_history(history, "results/history.json");
+    let run = set.history[0].clone();
+    assert_eq!(run, set.history[0]);
+    assert_ne!(run, set.history[1], "another run");
+    let mut hidden = run.clone();
+    hidden.hidden = true;
+    assert_ne!(run, hidden);
+    let mut copied = run.clone();
+    copied.brief = Rc::new((*run.brief).clone());
+    assert_ne!(run, copied, "the same brief loaded again is another load");
+    let mut moved = run.clone();
+    moved.source = "elsewhere.json".into();
+    assert_ne!(run, moved);
+    let mut no_summary = run.clone();
+    no_summary.summary = None;
+    assert_ne!(run, no_summary);
+    let mut dup = run.clone();
+    dup.duplicate_of = Some("results/b.json".into());
+    assert_ne!(run, dup);
+    let mut rekeyed = run.clone();
+    rekeyed.key += 100;
+    assert_ne!(run, rekeyed);
 }
