@@ -16,6 +16,7 @@ after the client's close, so the next connection never overlaps this one.
 """
 
 import json
+import os
 import queue
 import random
 import socket
@@ -53,6 +54,9 @@ class Server(threading.Thread):
         self.reports = queue.Queue()
 
     def run(self):
+        # The servers' CPUs (`--placement`); on Linux this pins the calling thread only.
+        if PLAN.get("server_cpus"):
+            os.sched_setaffinity(0, PLAN["server_cpus"])
         while True:
             conn, peer = self.listener.accept()
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -162,6 +166,9 @@ class Arm:
 
 
 def main():
+    # The client's CPUs (`--placement`), for this thread: the one that connects.
+    if PLAN.get("client_cpus"):
+        os.sched_setaffinity(0, PLAN["client_cpus"])
     certs = {c["kind"]: c for c in PLAN["certs"]}
     arms = [Arm(spec, certs.get(spec.get("cert"))) for spec in PLAN["arms"]]
     samples, rounds = PLAN["samples"], PLAN["rounds"]

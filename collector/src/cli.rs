@@ -77,6 +77,9 @@ threshold.)"
     /// resumption, 0-RTT, cipher suite, signature scheme, chain) and latency per arm in
     /// RTT multiples, politely paced. See the README for exactly what it sends.
     Probe(crate::probe::args::ProbeArgs),
+    /// How much each arm's p50 moves between runs of one setup: per arm the runs' p50s
+    /// and the spread, (max − min) / median. E.g. five back-to-back default runs.
+    Spread(crate::spread::SpreadArgs),
 }
 
 #[derive(Debug, Args)]
@@ -208,15 +211,33 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_floor: bool,
 
-    /// Do not record phase timestamps. By default every rustls connection in handshake
-    /// mode stamps its moments on both ends (connect, each flight built, written and
-    /// read, done) so the evidence can take each arm's median handshake apart (connect,
-    /// client work, server work, flights in transit) and predict it from its parts and
-    /// one measured hop. The recording's own cost is measured in the same run: one TLS
-    /// 1.3 full arm is measured twice, interleaved, with recording on and off (the copy's
-    /// id ends in `-untraced`).
+    /// Do not record phase timestamps. By default, interleaved with each rustls arm's
+    /// connections in handshake mode, one connection in every --trace-every + 1 stamps
+    /// its moments on both ends (connect, each flight built, written and read, done) so
+    /// the evidence can take the arm's median handshake apart (connect, client work,
+    /// server work, flights in transit) and predict it from its parts and one measured
+    /// hop. The arm's percentiles, CIs and comparisons come from the untraced connections
+    /// only; the difference between the two is each arm's measured cost of recording.
     #[arg(long)]
     pub no_phases: bool,
+
+    /// One traced connection (phases recorded) after every N untraced ones, in each chunk
+    /// of each rustls arm (2 to 1000). The traced ones are extra: --samples counts the
+    /// untraced ones the arm's numbers come from.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(2..=1000))]
+    pub trace_every: u64,
+
+    /// Where the client and the servers run. `split`: client threads on one half of the
+    /// CPUs this process may use, every server (the in-process rustls servers and peer
+    /// processes such as nginx) on the other half, as on two hosts. `same`: both on one
+    /// CPU (the co-located case). `free`: no affinity, the scheduler decides per
+    /// connection (the mixture earlier runs measured). Each connection's two CPUs are
+    /// sampled and an arm whose placement did not hold is an error. With one CPU,
+    /// `split` falls back to `free` and the evidence says why. Under `split` and `same`
+    /// a control copy of the first TLS 1.3 full arm runs placed the other way
+    /// (`…-cpu-same` / `…-cpu-split`), interleaved, to show what placement does.
+    #[arg(long, value_name = "HOW", default_value = "split", value_parser = parse_placement)]
+    pub placement: shared::CpuPlacement,
 
     /// Request/response mode: after the handshake the client sends a small request and
     /// the timed window ends at the first response byte (TTFB), for every arm; adds a
@@ -329,4 +350,9 @@ pub struct ArmSet {
         default_value = "x25519,x25519mlkem768"
     )]
     pub groups: Vec<KxGroup>,
+}
+
+/// `--placement split|same|free`.
+fn parse_placement(s: &str) -> Result<shared::CpuPlacement, String> {
+    s.parse()
 }

@@ -11,6 +11,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => collector::compare::command(&args),
         Command::Serve(args) => collector::remote::serve::serve(args),
         Command::Probe(args) => collector::probe::probe(args),
+        Command::Spread(args) => collector::spread::command(&args),
         Command::Schema => {
             println!(
                 "{}",

@@ -24,7 +24,7 @@ pub fn primitives(prims: &[shared::Primitive]) -> String {
 }
 
 pub fn summary(e: &Evidence) -> String {
-    let mut out = String::new();
+    let mut out = placement(e);
     let w = e.arms.iter().map(|a| a.id.len()).max().unwrap_or(10).max(3);
     let _ = writeln!(
         out,
@@ -108,6 +108,10 @@ pub fn summary(e: &Evidence) -> String {
             ComparisonKind::PhaseRecordingCost,
             "Cost of phase recording, p50(recording on) / p50(control arm, recording off):",
         ),
+        (
+            ComparisonKind::CpuPlacementEffect,
+            "What CPU placement does, p50(the arm placed the other way) / p50(the arm as the run placed it):",
+        ),
     ] {
         let rows: Vec<_> = e.comparisons.iter().filter(|c| c.kind == kind).collect();
         if rows.is_empty() {
@@ -167,12 +171,13 @@ pub fn phases(e: &Evidence) -> String {
         .max(3);
     let _ = writeln!(
         out,
-        "\nWhere the time goes (medians, µs; one hop = {}):",
+        "\nWhere the time goes (medians of the traced connections, µs; one hop = {}); \
+         tracing cost = p50(traced) − p50(untraced), the untraced p50 being the arm's:",
         e.hop.as_ref().map_or("-".into(), |h| us(h.one_way_us))
     );
     let _ = writeln!(
         out,
-        "  {:w$}  {:>9}  {:>9}  {:>6}  {:>8}  {:>15}  {:>15}  {:>13}",
+        "  {:w$}  {:>9}  {:>9}  {:>6}  {:>8}  {:>15}  {:>15}  {:>13}  {:>24}",
         "arm",
         "measured",
         "predicted",
@@ -180,12 +185,18 @@ pub fn phases(e: &Evidence) -> String {
         "connect",
         "client (floor)",
         "server (floor)",
-        "hops × hop"
+        "hops × hop",
+        "tracing cost (95% CI)"
     );
     for (a, d) in rows {
+        let cost = match a.tracing.as_ref().map(|t| (t.cost_us, t.cost_ci95_us)) {
+            Some((Some(c), Some([lo, hi]))) => format!("{c:+.1} ({lo:+.1} – {hi:+.1})"),
+            Some((Some(c), None)) => format!("{c:+.1} (CI n/a)"),
+            _ => "-".into(),
+        };
         let _ = writeln!(
             out,
-            "  {:w$}  {:>9.1}  {:>9.1}  {:>6.3}  {:>8.1}  {:>15}  {:>15}  {:>13}",
+            "  {:w$}  {:>9.1}  {:>9.1}  {:>6.3}  {:>8.1}  {:>15}  {:>15}  {:>13}  {:>24}",
             a.id,
             d.measured_p50_us,
             d.predicted_us,
@@ -194,10 +205,53 @@ pub fn phases(e: &Evidence) -> String {
             format!("{:.1} ({:.1})", d.client_cpu_us, d.client_floor_us),
             format!("{:.1} ({:.1})", d.server_cpu_us, d.server_floor_us),
             format!("{} × {:.1}", d.hops, d.hop_us),
+            cost,
         );
         if let Some(miss) = &d.miss {
             let _ = writeln!(out, "  {:w$}  ^ MODEL MISS: {miss}", "");
         }
     }
+    out
+}
+
+/// The run's CPU placement and what the arms' sampled connections show of it.
+pub fn placement(e: &Evidence) -> String {
+    let Some(p) = &e.run.settings.placement else {
+        return String::new();
+    };
+    let mut out = format!("CPU placement: {}", p.applied);
+    if p.applied != p.asked {
+        let _ = write!(
+            out,
+            " (asked {}: {})",
+            p.asked,
+            p.reason.as_deref().unwrap_or("?")
+        );
+    }
+    if !p.client_cpus.is_empty() {
+        let _ = write!(
+            out,
+            " — client on CPU {:?}, servers on CPU {:?}",
+            p.client_cpus, p.server_cpus
+        );
+    }
+    let placed: Vec<_> = e
+        .arms
+        .iter()
+        .filter_map(|a| Some((a, a.placement.as_ref()?)))
+        .collect();
+    let observed: u64 = placed.iter().map(|(_, p)| p.observed).sum();
+    let held: u64 = placed.iter().map(|(_, p)| p.held).sum();
+    let shared: u64 = placed
+        .iter()
+        .filter(|(a, _)| a.control_of.is_none())
+        .map(|(_, p)| p.same_cpu)
+        .sum();
+    let _ = writeln!(
+        out,
+        "; {held} of {observed} sampled connections in {} arms ran as asked; client and server shared a CPU on {shared} (control arms aside)",
+        placed.len()
+    );
+    out.push('\n');
     out
 }

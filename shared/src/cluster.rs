@@ -132,6 +132,32 @@ pub fn ratio_ci95(
     Some(percentiles(ratios))
 }
 
+/// 95% CI of `median(a) − median(b)` for two sets of samples taken in the same rounds
+/// (e.g. an arm's traced and untraced connections): the same round indices are drawn for
+/// both, among the rounds where both have samples. None with fewer than [`MIN_ROUNDS`]
+/// such rounds.
+pub fn paired_difference_ci95(
+    a: &[&[f64]],
+    b: &[&[f64]],
+    resamples: usize,
+    rng: &mut fastrand::Rng,
+) -> Option<[f64; 2]> {
+    let from: Vec<usize> = (0..a.len().min(b.len()))
+        .filter(|&i| !a[i].is_empty() && !b[i].is_empty())
+        .collect();
+    if from.len() < MIN_ROUNDS {
+        return None;
+    }
+    let (mut picks, mut buf) = (Vec::new(), Vec::new());
+    let diffs = (0..resamples)
+        .map(|_| {
+            draw(&from, from.len(), rng, &mut picks);
+            pooled_median(a, &picks, &mut buf) - pooled_median(b, &picks, &mut buf)
+        })
+        .collect();
+    Some(percentiles(diffs))
+}
+
 /// The sample at 1-based rank `ceil(p/100 * n)` of `sorted` (which must be non-empty).
 pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
     sorted[rank_index(sorted.len(), p)]

@@ -81,6 +81,8 @@ pub fn arm(
         early_data: None,
         phase_recording: None,
         control_of: None,
+        placement: None,
+        tracing: None,
         phases: None,
         keepalive: None,
     }
@@ -143,6 +145,7 @@ pub fn evidence() -> Evidence {
                 certs: vec![CertKind::EcdsaP256],
                 kx_groups: vec![KxGroup::X25519],
                 arms_filter: None,
+                placement: None,
                 extra: BTreeMap::new(),
             },
         },

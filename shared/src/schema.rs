@@ -137,6 +137,13 @@ pub struct Settings {
     /// Anything else that moves a number, as name → value.
     #[serde(default)]
     pub extra: BTreeMap<String, String>,
+    /// Where the client and the servers ran (`--placement`): asked, applied, and the CPU
+    /// sets. Null in files written before placement was controlled (their arms ran
+    /// wherever the scheduler put them, as under `free`).
+    /// (Not in the viewer's wasm build: it reads `extra.cpu_placement`.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub placement: Option<crate::placement::RunPlacement>,
 }
 
 /// The machine the run happened on.
@@ -302,20 +309,38 @@ pub struct Arm {
     /// accepted it (both ends must agree for a connection to count as accepted).
     #[serde(default)]
     pub early_data: Option<EarlyData>,
-    /// Whether this arm's connections recorded phase timestamps: true when they did,
-    /// false when recording was off (`--no-phases`, or a control arm), null where they
-    /// are not recorded (stacks other than a rustls client, request/response mode).
+    /// Whether this arm recorded phase timestamps: true when some of its connections
+    /// did (since `tracing` exists: only the traced ones, never those of `samples_us`),
+    /// false when recording was off (`--no-phases`), null where they are not recorded
+    /// (stacks other than a rustls client, request/response mode).
     #[serde(default)]
     pub phase_recording: Option<bool>,
     /// Set on a control arm: the id of the arm it copies, measured in the same rounds
-    /// with phase recording off, so the recording's own cost is measured (a
-    /// `phase_recording_cost` comparison). A control arm enters no other comparison.
+    /// with one setting changed, so that setting's effect is measured: its CPU placement
+    /// (`placement.asked` differs; a `cpu_placement_effect` comparison) or, in older
+    /// files, phase recording off (a `phase_recording_cost` comparison). A control arm
+    /// enters no other comparison.
     #[serde(default)]
     pub control_of: Option<String>,
     /// Where the time of this arm's handshake goes, phase by phase, measured on every
-    /// connection (rustls client arms in handshake mode with phase recording on).
+    /// traced connection (`tracing`; in older files every connection) of rustls client
+    /// arms in handshake mode with phase recording on.
     #[serde(default)]
     pub phases: Option<Phases>,
+    /// Where this arm's two ends ran, connection by connection: the placement asked and
+    /// how many connections ran as asked (see [`crate::placement::ArmPlacement`]). Null
+    /// in older files and where nothing was sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub placement: Option<crate::placement::ArmPlacement>,
+    /// The traced connections of an arm that records phases: interleaved with the
+    /// untraced ones that give `samples_us` and every percentile above, and the measured
+    /// cost of recording (see [`crate::placement::Tracing`]). Null where no phase was
+    /// recorded, and in files from before (whose samples were all traced). (Neither
+    /// this nor `placement` is in the viewer's wasm build.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub tracing: Option<crate::placement::Tracing>,
     /// Keep-alive arms (`mode: keepalive`): one connection carrying several requests.
     /// Their `samples_us` are each connection's mean time per request after the first.
     /// (Not in the viewer's wasm build, which does not read it.)
@@ -638,8 +663,13 @@ pub enum ComparisonKind {
     /// resumption was confirmed: baseline is the `-new` arm, candidate the `-reuse` arm.
     ResumeRateSpeedup,
     /// `p50(traced) / p50(untraced)`: what recording phase timestamps costs. Baseline is
-    /// the control arm (recording off), candidate the arm it copies.
+    /// the control arm (recording off), candidate the arm it copies. (Files from before
+    /// each arm measured its own cost in `tracing`.)
     PhaseRecordingCost,
+    /// `p50(control) / p50(arm)`: what the CPU placement does to one arm. Baseline is the
+    /// arm as the run placed it, candidate its control copy placed the other way (e.g.
+    /// both ends on one CPU against a split run), measured in the same rounds.
+    CpuPlacementEffect,
 }
 
 macro_rules! string_enum {
@@ -714,6 +744,18 @@ string_enum!(
         /// A server the lab does not run (`collector probe HOST:PORT`): only the
         /// client's end of each connection is seen.
         Remote = "remote",
+    }
+);
+
+string_enum!(
+    /// Where the client and the server run (`--placement`).
+    CpuPlacement {
+        /// Client threads on one set of CPUs, every server on another: as on two hosts.
+        Split = "split",
+        /// Client and server on one CPU: the co-located case.
+        Same = "same",
+        /// No affinity: wherever the scheduler puts them, connection by connection.
+        Free = "free",
     }
 );
 

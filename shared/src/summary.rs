@@ -16,6 +16,10 @@ impl Evidence {
         s.summary = true;
         for arm in &mut s.arms {
             arm.samples_us = Vec::new();
+            #[cfg(not(target_arch = "wasm32"))]
+            if let Some(t) = &mut arm.tracing {
+                t.samples_us = Vec::new();
+            }
             if let Some(p) = &mut arm.phases {
                 p.client_wall_us = Vec::new();
                 p.client_cpu_us = Vec::new();

@@ -47,6 +47,7 @@ pub fn arms(certs: &[CertKind], groups: &[KxGroup]) -> Vec<ArmSpec> {
                     fault: Fault::None,
                     early_data: false,
                     phases: PhaseRecording::Off,
+                    cpu: None,
                 });
             }
         }
@@ -109,7 +110,14 @@ impl KeepAliveSession {
             config: Arc::new(super::rustls::server_config(arm, certs)?),
         };
         Ok(KeepAliveSession {
-            server: Server::spawn_at(&arm.id(), opts.placement, opts.io_timeout, 1, handler)?,
+            server: Server::spawn_at(
+                &arm.id(),
+                opts.placement,
+                arm.cpu,
+                opts.io_timeout,
+                1,
+                handler,
+            )?,
             client: TlsClient::new(arm, certs, opts)?,
             requests: opts.keepalive_requests.max(2),
             io_timeout: opts.io_timeout,
@@ -135,6 +143,13 @@ fn exchange<S: Read + Write>(stream: &mut S) -> Result<Duration> {
 }
 
 impl Session for KeepAliveSession {
+    fn server_cpus(&self) -> (Vec<u16>, &'static str) {
+        (
+            self.server.last_cpu().into_iter().collect(),
+            crate::cpu::IN_PROCESS,
+        )
+    }
+
     fn connect_once(&mut self) -> Result<Outcome> {
         let mut h = self.client.handshake(self.server.addr())?;
         let mut stream = rustls::Stream::new(&mut h.conn, &mut h.tcp);

@@ -57,20 +57,23 @@ pub struct ArmSpec {
     pub fault: Fault,
     /// 0-RTT: a resumed TLS 1.3 arm whose request goes out as early data.
     pub early_data: bool,
-    /// Whether each connection records phase timestamps (rustls arms).
+    /// Whether some connections record phase timestamps (rustls arms; see
+    /// [`Session::set_traced`]).
     pub phases: PhaseRecording,
+    /// A control arm's CPU placement, when it differs from the run's (`None`: the run's;
+    /// see [`crate::cpu`]). Its id ends in `-cpu-<placement>`.
+    pub cpu: Option<shared::CpuPlacement>,
 }
 
 /// Phase recording on an arm's connections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PhaseRecording {
+    /// On for the traced connections the timing loop interleaves with untraced ones
+    /// (where the session can trace: [`Session::set_traced`]).
     #[default]
     On,
     /// Off (`--no-phases`, or a stack that cannot record phases).
     Off,
-    /// Off, on a copy of a traced arm measured in the same rounds: the control that shows
-    /// what the recording itself costs. Its id ends in `-untraced`.
-    Control,
 }
 
 /// How a session is run: timeouts, request/response mode and where the server lives.
@@ -115,6 +118,7 @@ impl ArmSpec {
         fault: Fault::None,
         early_data: false,
         phases: PhaseRecording::On,
+        cpu: None,
     };
 
     /// Readable, stable id: `tcp-connect`, `tls13-full-rsa2048-x25519`,
@@ -139,8 +143,9 @@ impl ArmSpec {
         if let Some(g) = self.kx_group {
             parts.push(g.as_str());
         }
-        if self.phases == PhaseRecording::Control {
-            parts.push("untraced");
+        if let Some(cpu) = self.cpu {
+            parts.push("cpu");
+            parts.push(cpu.as_str());
         }
         parts.join("-")
     }
@@ -221,11 +226,31 @@ pub struct Handshake {
     pub early_data: Option<(bool, bool)>,
     /// This end's phase timestamps, where it records them (see [`trace`]).
     pub trace: Option<trace::Trace>,
+    /// The CPU this end's thread ran on when its handshake completed (`sched_getcpu`),
+    /// where it samples it.
+    pub cpu: Option<u16>,
 }
 
 /// A started arm: each call makes one real connection against the arm's server.
 pub trait Session {
     fn connect_once(&mut self) -> anyhow::Result<Outcome>;
+
+    /// Makes the next connections record phase timestamps on both ends (`true`) or not.
+    /// Returns whether this session can trace at all (the default: it cannot).
+    fn set_traced(&mut self, traced: bool) -> bool {
+        let _ = traced;
+        false
+    }
+
+    /// The CPUs the server's end of the last connection ran on, sampled after it (the
+    /// default: the threads of every running peer server process, from `/proc`), and
+    /// how, in words. Sessions whose server reports its CPU per connection override it.
+    fn server_cpus(&self) -> (Vec<u16>, &'static str) {
+        (
+            crate::cpu::peer_server_cpus(),
+            "client: sched_getcpu in the client thread; server: the CPUs the peer server process's threads last ran on (/proc/<pid>/task/*/stat), read after each connection",
+        )
+    }
 
     /// Whether the server reports each handshake. An external peer server (openssl
     /// s_server) cannot; its arms are then checked on the client's report alone.
@@ -260,6 +285,7 @@ pub fn default_set(certs: &[CertKind], groups: &[KxGroup], zero_rtt: bool) -> Ve
                         fault: Fault::None,
                         early_data: false,
                         phases: PhaseRecording::On,
+                        cpu: None,
                     });
                 }
                 if zero_rtt && protocol == Protocol::Tls13 {
@@ -272,6 +298,7 @@ pub fn default_set(certs: &[CertKind], groups: &[KxGroup], zero_rtt: bool) -> Ve
                         fault: Fault::None,
                         early_data: true,
                         phases: PhaseRecording::On,
+                        cpu: None,
                     });
                 }
             }

@@ -3,7 +3,7 @@
 
 use std::io::Read;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -23,6 +23,8 @@ pub struct ServerReport {
     /// None when the socket had no peer address any more.
     pub peer_ip: Option<IpAddr>,
     pub result: std::result::Result<Option<Handshake>, String>,
+    /// The CPU the serving thread ran on when it reported (`sched_getcpu`).
+    pub cpu: Option<u16>,
 }
 
 /// An arm's per-connection server logic.
@@ -45,6 +47,8 @@ pub struct Server {
     guard: Arc<Guard>,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
+    /// The CPU in the last report taken by [`Server::report_from`] (`u32::MAX`: none).
+    last_cpu: AtomicU32,
 }
 
 impl Server {
@@ -54,14 +58,16 @@ impl Server {
         io_timeout: Duration,
         handler: impl Handler + Clone,
     ) -> Result<Server> {
-        Server::spawn_at(name, Placement::LOOPBACK, io_timeout, 1, handler)
+        Server::spawn_at(name, Placement::LOOPBACK, None, io_timeout, 1, handler)
     }
 
     /// `workers` threads accepting on one listening socket (bound per `placement`), each
-    /// with a clone of `handler`.
+    /// with a clone of `handler`, each pinned to the servers' CPUs of the run's CPU plan
+    /// (or of `cpu`, a control arm's placement: see [`crate::cpu`]).
     pub fn spawn_at(
         name: &str,
         placement: Placement,
+        cpu: Option<shared::CpuPlacement>,
         io_timeout: Duration,
         workers: u64,
         handler: impl Handler + Clone,
@@ -75,6 +81,7 @@ impl Server {
         let (tx, reports) = mpsc::channel();
         let mut threads = Vec::new();
         for w in 0..workers.max(1) {
+            let name_owned = name.to_string();
             let (listener, stop, guard, tx, mut handler) = (
                 listener.try_clone()?,
                 stop.clone(),
@@ -84,7 +91,14 @@ impl Server {
             );
             let thread = std::thread::Builder::new()
                 .name(format!("server {name} #{w}"))
-                .spawn(move || accept_loop(listener, io_timeout, &stop, &guard, &tx, &mut handler))
+                .spawn(move || {
+                    if let Err(e) = crate::cpu::pin_server_thread(cpu) {
+                        // Every report of this thread then carries a CPU the placement
+                        // check will find outside the servers' set.
+                        eprintln!("collector: warning: could not pin server {name_owned}: {e}");
+                    }
+                    accept_loop(listener, io_timeout, &stop, &guard, &tx, &mut handler)
+                })
                 .context("could not start a server thread")?;
             threads.push(thread);
         }
@@ -94,6 +108,7 @@ impl Server {
             guard,
             stop,
             threads,
+            last_cpu: AtomicU32::new(u32::MAX),
         })
     }
 
@@ -116,6 +131,13 @@ impl Server {
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The CPU the server's thread reported from for the last connection whose report
+    /// was taken ([`Server::report_from`]); for a rustls connection, where its handshake
+    /// completed, otherwise where it reported (after the client's close).
+    pub fn last_cpu(&self) -> Option<u16> {
+        u16::try_from(self.last_cpu.load(Ordering::Relaxed)).ok()
     }
 
     /// The server's report for the connection from `local_port`, skipping stale reports
@@ -142,6 +164,8 @@ impl Server {
             }
             match got {
                 Ok(r) if r.peer_port == port && (ip.is_none() || r.peer_ip == ip) => {
+                    let cpu = r.cpu.map_or(u32::MAX, u32::from);
+                    self.last_cpu.store(cpu, Ordering::Relaxed);
                     return r.result.map_err(|e| anyhow!("server side: {e}"));
                 }
                 Ok(_) => continue,
@@ -201,15 +225,20 @@ fn accept_loop(
             None
         };
         let setup = ready_accepted(&stream, io_timeout);
-        let mut report = |result| {
+        let mut report = |result: std::result::Result<Option<Handshake>, String>| {
             if guarded && guard.pending.load(Ordering::SeqCst) >= MAX_PENDING_REPORTS {
                 return;
             }
             guard.pending.fetch_add(1, Ordering::SeqCst);
+            let cpu = match &result {
+                Ok(Some(h)) => h.cpu.or_else(crate::cpu::current),
+                _ => crate::cpu::current(),
+            };
             let _ = tx.send(ServerReport {
                 peer_port,
                 peer_ip,
                 result,
+                cpu,
             });
         };
         match setup {

@@ -44,7 +44,14 @@ pub fn start_server(opts: &SessionOptions) -> Result<Server> {
     let handler = TcpHandler {
         request: opts.request,
     };
-    Server::spawn_at("tcp-connect", opts.placement, opts.io_timeout, 1, handler)
+    Server::spawn_at(
+        "tcp-connect",
+        opts.placement,
+        None,
+        opts.io_timeout,
+        1,
+        handler,
+    )
 }
 
 /// The client half: one connection (and in request mode one request) against `addr`.
@@ -106,5 +113,12 @@ impl Session for TcpSession {
         let (outcome, port) = once(self.server.addr(), self.io_timeout, self.request)?;
         self.server.report_for(port, self.io_timeout)?;
         Ok(outcome)
+    }
+
+    fn server_cpus(&self) -> (Vec<u16>, &'static str) {
+        (
+            self.server.last_cpu().into_iter().collect(),
+            crate::cpu::IN_PROCESS,
+        )
     }
 }

@@ -21,6 +21,44 @@ pub fn apply_cis(arms: &mut [Arm], resamples: usize, seed: u64) {
             }
             _ => None,
         };
+        if let Some(t) = arm.tracing.as_mut() {
+            tracing_cost(t, p50, rounds.as_deref(), resamples, &mut rng);
+        }
+    }
+}
+
+/// What recording the phases costs this arm: `p50(traced) − p50(untraced)` (µs), with
+/// a paired cluster bootstrap over the rounds both have samples in.
+fn tracing_cost(
+    t: &mut shared::Tracing,
+    untraced_p50: f64,
+    untraced: Option<&[&[f64]]>,
+    resamples: usize,
+    rng: &mut fastrand::Rng,
+) {
+    let Some(traced_p50) = t.latency_us.map(|l| l.p50) else {
+        return;
+    };
+    let cost = ((traced_p50 - untraced_p50) * 10.0).round() / 10.0;
+    t.cost_us = Some(cost);
+    let traced = cluster::split(&t.samples_us, &t.samples_per_round);
+    t.cost_ci_unavailable = cluster::unavailable(traced.as_deref())
+        .map(|w| format!("traced connections: {w}"))
+        .or_else(|| cluster::unavailable(untraced).map(|w| format!("untraced connections: {w}")));
+    t.cost_ci95_us = match (traced, untraced, &t.cost_ci_unavailable) {
+        (Some(a), Some(b), None) => {
+            cluster::paired_difference_ci95(&a, b, resamples, rng).map(|[lo, hi]| {
+                let r = |x: f64| (x * 10.0).round() / 10.0;
+                cluster::containing([r(lo), r(hi)], cost)
+            })
+        }
+        _ => None,
+    };
+    if t.cost_ci95_us.is_none() && t.cost_ci_unavailable.is_none() {
+        t.cost_ci_unavailable = Some(format!(
+            "fewer than {} rounds in which both have samples",
+            cluster::MIN_ROUNDS
+        ));
     }
 }
 

@@ -28,7 +28,11 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         .map(|r| (!r.is_empty()).then(|| stats::median_in_place(&mut r.to_vec())))
         .collect();
     let broken: u64 = run.problems.values().copied().max().unwrap_or(0);
-    let error = if !run.problems.is_empty() {
+    let misplaced = run.placed.as_ref().and_then(|p| p.broken());
+    let error = if let Some(why) = misplaced {
+        // A mixture of placements is not the placement the arm reports.
+        Some(why)
+    } else if !run.problems.is_empty() {
         let list: Vec<String> = run
             .problems
             .iter()
@@ -101,10 +105,35 @@ pub fn build_arm(run: &ArmRun) -> Arm {
             .then(|| stats::median_in_place(&mut run.connect_us.clone()) / 1000.0),
         early_data: run.early_data,
         phase_recording: phase_recording(run),
-        phases: crate::measure::phases::from_traces(&run.traces)
-            .filter(|_| run.traces.len() as u64 == succeeded),
+        phases: crate::measure::phases::from_traces(&run.traces).filter(|_| {
+            let traced = run
+                .traced
+                .as_ref()
+                .map_or(succeeded, |t| t.samples_us.len() as u64);
+            run.traces.len() as u64 == traced
+        }),
         control_of: None,
+        placement: run.placed.as_ref().and_then(|p| p.record()),
+        tracing: run.traced.as_ref().map(tracing),
         keepalive: keepalive(run, summary.map(|s| s.p50)),
+    }
+}
+
+/// The traced connections' record; their cost is left to [`apply_cis`] (it needs the
+/// untraced p50 and the run's seed).
+fn tracing(t: &crate::measure::Traced) -> shared::Tracing {
+    let succeeded = t.samples_us.len() as u64;
+    shared::Tracing {
+        untraced_per_traced: t.untraced_per_traced,
+        attempted: t.attempted,
+        succeeded,
+        failed: t.failed,
+        samples_us: t.samples_us.clone(),
+        samples_per_round: t.samples_per_round.clone(),
+        latency_us: stats::summarize(&t.samples_us),
+        cost_us: None,
+        cost_ci95_us: None,
+        cost_ci_unavailable: None,
     }
 }
 
@@ -127,7 +156,7 @@ fn keepalive(run: &ArmRun, per_request_p50: Option<f64>) -> Option<shared::KeepA
 /// client arm had recording off, null otherwise (other stacks, request mode).
 fn phase_recording(run: &ArmRun) -> Option<bool> {
     use crate::arms::PhaseRecording;
-    if !run.traces.is_empty() {
+    if !run.traces.is_empty() || run.traced.is_some() {
         return Some(true);
     }
     let rustls_client = run.spec.protocol != Protocol::Tcp && run.spec.stack() == Stack::Rustls;
@@ -199,16 +228,27 @@ pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison>
         }
     }
     for control in arms.iter().filter(measured) {
-        let traced = control
+        let copied = control
             .control_of
             .as_ref()
             .and_then(|id| arms.iter().filter(sound).find(|a| &a.id == id));
-        if let Some(traced) = traced {
+        let Some(copied) = copied else { continue };
+        let asked = |a: &Arm| a.placement.as_ref().map(|p| p.asked);
+        if asked(control) != asked(copied) {
+            // The same arm placed the other way: control / arm.
+            push(
+                ComparisonKind::CpuPlacementEffect,
+                copied,
+                control,
+                control,
+                copied,
+            );
+        } else {
             push(
                 ComparisonKind::PhaseRecordingCost,
                 control,
-                traced,
-                traced,
+                copied,
+                copied,
                 control,
             );
         }

@@ -258,6 +258,7 @@ mod tests {
                     fault: Fault::None,
                     early_data: false,
                     phases: crate::arms::PhaseRecording::Off,
+                    cpu: None,
                 };
                 assert_eq!(
                     signed_with(&spec, &certs),

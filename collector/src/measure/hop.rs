@@ -11,19 +11,26 @@ use anyhow::{Context, Result};
 use super::stats::median_in_place;
 
 /// How a hop is measured (recorded in the evidence).
-pub const METHOD: &str = "half the median round trip of a 1-byte ping-pong between two threads of the collector over one loopback TCP connection (TCP_NODELAY on both ends; each thread blocks in read() until the other's byte arrives, then writes one back): one write, the wire, one wake-up and one read, each way";
+pub const METHOD: &str = "half the median round trip of a 1-byte ping-pong between two threads of the collector over one loopback TCP connection, the echo thread placed as the servers and the other as the clients (settings.placement) (TCP_NODELAY on both ends; each thread blocks in read() until the other's byte arrives, then writes one back): one write, the wire, one wake-up and one read, each way";
 
 /// Untimed round trips before timing.
 const WARMUP: usize = 200;
 
-/// Times `round_trips` ping-pongs; returns every round trip in µs.
-pub fn round_trips_us(round_trips: usize, io_timeout: Duration) -> Result<Vec<f64>> {
+/// Times `round_trips` ping-pongs; returns every round trip in µs. The echo thread runs
+/// where the run's servers run (or where `variant`'s would), the calling thread where its
+/// clients do: the hop is the one the arms' flights take.
+pub fn round_trips_us(
+    round_trips: usize,
+    io_timeout: Duration,
+    variant: Option<shared::CpuPlacement>,
+) -> Result<Vec<f64>> {
     let listener = TcpListener::bind("127.0.0.1:0").context("hop: binding on loopback")?;
     let addr = listener.local_addr()?;
     let total = WARMUP + round_trips;
     let echo = std::thread::Builder::new()
         .name("hop echo".into())
         .spawn(move || -> std::io::Result<()> {
+            crate::cpu::pin_server_thread(variant)?;
             let (mut s, _) = listener.accept()?;
             s.set_nodelay(true)?;
             // Close with RST, as every other socket of a run: no TIME_WAIT left behind.
@@ -74,7 +81,7 @@ mod tests {
 
     #[test]
     fn ping_pong_times_every_round_trip() {
-        let rt = round_trips_us(300, Duration::from_secs(5)).unwrap();
+        let rt = round_trips_us(300, Duration::from_secs(5), None).unwrap();
         assert_eq!(rt.len(), 300);
         assert!(rt.iter().all(|x| x.is_finite() && *x > 0.0), "{rt:?}");
     }

@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod decompose;
 pub mod hop;
 pub mod phases;
+pub mod placement;
 pub mod rtt;
 pub mod stats;
 mod verify;
@@ -34,6 +35,9 @@ pub struct Plan {
     pub seed: u64,
     /// Request/response mode (timed window ends at the first response byte).
     pub request: bool,
+    /// Arms that can trace make one traced connection after every this many untraced
+    /// ones in each chunk (0: none traced). The untraced ones give the arm's samples.
+    pub trace_every: u64,
 }
 
 impl Plan {
@@ -85,6 +89,21 @@ pub struct ArmRun {
     /// Keep-alive arms, per successful connection: requests carried, the first one's
     /// TTFB and the cost per request of the whole connection (µs).
     pub keepalive: Vec<(u64, f64, f64)>,
+    /// The traced connections (phases recorded), kept apart from the untraced ones above;
+    /// None when the arm traced none.
+    pub traced: Option<Traced>,
+    /// Where each end ran, per connection; None where not sampled.
+    pub placed: Option<placement::Placed>,
+}
+
+/// An arm's traced connections: the same window, with both ends' phases recorded.
+#[derive(Debug, Default, Clone)]
+pub struct Traced {
+    pub untraced_per_traced: u64,
+    pub attempted: u64,
+    pub failed: u64,
+    pub samples_us: Vec<f64>,
+    pub samples_per_round: Vec<u64>,
 }
 
 impl ArmRun {
@@ -110,7 +129,29 @@ impl ArmRun {
             server_reports: true,
             traces: Vec::new(),
             keepalive: Vec::new(),
+            traced: None,
+            placed: None,
         }
+    }
+
+    /// Records one traced connection: its window among the traced samples, its phases,
+    /// and the same honesty checks as every connection (its handshake kinds are not
+    /// counted: those count the untraced connections the arm's numbers come from).
+    fn record_traced(&mut self, outcome: &crate::arms::Outcome) {
+        for p in check(&self.spec, outcome, self.server_reports) {
+            self.problem(p);
+        }
+        if let Some(t) = self.traced.as_mut() {
+            t.samples_us.push(round_ns(outcome.elapsed));
+            if let Some(n) = t.samples_per_round.last_mut() {
+                *n += 1;
+            }
+        }
+        let client = outcome.client.as_ref().and_then(|c| c.trace.clone());
+        self.traces.push(phases::ConnTrace {
+            client,
+            server: outcome.server.as_ref().and_then(|s| s.trace.clone()),
+        });
     }
 
     fn record(&mut self, outcome: &crate::arms::Outcome) {
@@ -162,6 +203,9 @@ impl ArmRun {
     /// on count for it.
     pub(crate) fn begin_round(&mut self, group: &str) {
         self.samples_per_round.push(0);
+        if let Some(t) = self.traced.as_mut() {
+            t.samples_per_round.push(0);
+        }
         if self.round_group.is_none() {
             self.round_group = Some(group.to_string());
         }
@@ -256,12 +300,24 @@ pub fn run(
     progress: &Progress,
     stop: &AtomicBool,
 ) -> Vec<ArmRun> {
+    let cpu = crate::cpu::plan();
     let mut runs: Vec<ArmRun> = sessions
-        .iter()
-        .map(|(s, session)| ArmRun {
-            request: plan.request || s.early_data,
-            server_reports: session.server_reports(),
-            ..ArmRun::new(*s, plan.samples)
+        .iter_mut()
+        .map(|(s, session)| {
+            // Only arms whose session can trace get traced connections; the others
+            // record nothing (and every connection gives a sample).
+            let can_trace = session.set_traced(false);
+            let traces = plan.trace_every > 0 && can_trace;
+            ArmRun {
+                request: plan.request || s.early_data,
+                server_reports: session.server_reports(),
+                traced: traces.then(|| Traced {
+                    untraced_per_traced: plan.trace_every,
+                    ..Traced::default()
+                }),
+                placed: Some(placement::Placed::new(cpu, s.cpu)),
+                ..ArmRun::new(*s, plan.samples)
+            }
         })
         .collect();
     let mut rng = fastrand::Rng::with_seed(plan.seed);
@@ -284,13 +340,31 @@ pub fn run(
             }
             let chunk_start = Instant::now();
             let mut stopped = false;
-            for _ in 0..plan.chunk(round) {
+            for j in 0..plan.chunk(round) {
                 if stop.load(Ordering::Relaxed) {
                     stopped = true;
                     break;
                 }
+                // After every `trace_every` untraced connections, one traced one.
+                if run.traced.is_some() && j > 0 && j % plan.trace_every == 0 {
+                    session.set_traced(true);
+                    let traced = session.connect_once();
+                    session.set_traced(false);
+                    observe(run, session.as_ref(), traced.as_ref().ok());
+                    let t = run.traced.as_mut().expect("checked above");
+                    t.attempted += 1;
+                    match traced {
+                        Ok(outcome) => run.record_traced(&outcome),
+                        Err(e) => {
+                            t.failed += 1;
+                            run.first_failure.get_or_insert_with(|| format!("{e:#}"));
+                        }
+                    }
+                }
                 run.attempted += 1;
-                match session.connect_once() {
+                let outcome = session.connect_once();
+                observe(run, session.as_ref(), outcome.as_ref().ok());
+                match outcome {
                     Ok(outcome) => run.record(&outcome),
                     Err(e) => {
                         run.failed += 1;
@@ -309,6 +383,21 @@ pub fn run(
     runs
 }
 
+/// Counts where the two ends of the connection just made ran: the client is this thread
+/// (which made it), unless its handshake sampled its own CPU; the server as its session
+/// tells.
+fn observe(run: &mut ArmRun, session: &dyn Session, outcome: Option<&crate::arms::Outcome>) {
+    let Some(placed) = run.placed.as_mut() else {
+        return;
+    };
+    let client = outcome
+        .and_then(|o| o.client.as_ref())
+        .and_then(|c| c.cpu)
+        .or_else(crate::cpu::current);
+    let (server, how) = session.server_cpus();
+    placed.observe(client, &server, how);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,6 +411,7 @@ mod tests {
                 rounds,
                 seed: 0,
                 request: false,
+                trace_every: 0,
             };
             let total: u64 = (0..rounds).map(|r| plan.chunk(r)).sum();
             assert_eq!(total, samples, "{samples} over {rounds}");

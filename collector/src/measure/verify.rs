@@ -102,6 +102,7 @@ mod tests {
             fault: Fault::None,
             early_data: false,
             phases: crate::arms::PhaseRecording::On,
+            cpu: None,
         }
     }
 
@@ -118,6 +119,7 @@ mod tests {
             expected_cert: Some(true),
             early_data: None,
             trace: None,
+            cpu: None,
         };
         Outcome {
             elapsed: Duration::ZERO,

@@ -94,7 +94,12 @@ impl DelayPath {
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("delay {name}"))
-                    .spawn(move || forward(from, to, &delay, &stop))?,
+                    .spawn(move || {
+                        // The link is neither end: it may run on any CPU the run has,
+                        // not on the client's (whose mask it would inherit).
+                        let _ = crate::cpu::pin_thread(&crate::cpu::plan().available);
+                        forward(from, to, &delay, &stop)
+                    })?,
             );
         }
         Ok(DelayPath {

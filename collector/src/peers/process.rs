@@ -158,8 +158,18 @@ impl ServerProcess {
         io_timeout: Duration,
         ready: &dyn Fn(SocketAddr) -> Result<()>,
     ) -> Result<Self> {
+        // Every server runs on the servers' CPUs (`--placement`), set before exec so
+        // that every thread it ever starts inherits them.
+        let cpus = crate::cpu::plan().server.clone();
+        // SAFETY: the closure makes one system call on memory allocated before the fork
+        // (async-signal-safe), and touches nothing else of the parent.
+        unsafe {
+            cmd.pre_exec(move || crate::cpu::set_affinity(0, &cpus));
+        }
+        let process = Guarded::spawn(cmd, what)?;
+        crate::cpu::register_peer_server(process.id());
         let mut server = ServerProcess {
-            process: Guarded::spawn(cmd, what)?,
+            process,
             addr,
             log,
             what: what.to_string(),
@@ -202,6 +212,12 @@ impl ServerProcess {
             );
         }
         Ok(())
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        crate::cpu::unregister_peer_server(self.process.id());
     }
 }
 

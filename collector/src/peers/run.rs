@@ -193,6 +193,7 @@ impl Phase {
             rounds: ctx.rounds.min(samples),
             seed: ctx.seed,
             request: false,
+            trace_every: 0,
         };
         let mut records: Vec<Option<Arm>> = vec![None; self.arms.len()];
         for (i, a) in self.arms.iter().enumerate() {

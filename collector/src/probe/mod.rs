@@ -68,6 +68,7 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
         rounds: args.rounds.min(args.samples),
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
         request: false,
+        trace_every: 0,
     };
     let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = vec![(
         ArmSpec::TCP_CONNECT,
@@ -86,6 +87,7 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
             fault: Fault::None,
             early_data: early,
             phases: PhaseRecording::Off,
+            cpu: None,
         };
         if let Err(why) = d.offers(&protocol.to_string()) {
             skipped.push((spec, why));

@@ -106,6 +106,7 @@ fn a_probe_over_a_20ms_path_sees_the_round_trips() {
                 fault: Fault::None,
                 early_data: false,
                 phases: PhaseRecording::Off,
+                cpu: None,
             };
             let client = |resume| {
                 Client::new(
@@ -143,6 +144,7 @@ fn a_probe_over_a_20ms_path_sees_the_round_trips() {
                 rounds: 1,
                 seed: 1,
                 request: false,
+                trace_every: 0,
             };
             let arms = measure::measure_sessions(
                 &mut sessions,

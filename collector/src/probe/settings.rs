@@ -113,6 +113,7 @@ pub(super) fn settings(
         certs: Vec::new(),
         kx_groups: pinned.to_vec(),
         arms_filter: None,
+        placement: None,
         extra,
     }
 }

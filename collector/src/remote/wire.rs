@@ -86,6 +86,7 @@ impl ServedArm {
             // The client's moments are recorded; the server's stay on its host (another
             // clock), so a two-host arm has no decomposition.
             phases: crate::arms::PhaseRecording::On,
+            cpu: None,
         }
     }
 }
@@ -135,6 +136,7 @@ impl TryFrom<WireFacts> for Handshake {
             early_data: w.early_data,
             // Another host's clock: its phase timestamps cannot be set against ours.
             trace: None,
+            cpu: None,
         })
     }
 }

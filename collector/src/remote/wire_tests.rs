@@ -29,6 +29,7 @@ fn manifest() -> Manifest {
         fault: Fault::None,
         early_data: true,
         phases: crate::arms::PhaseRecording::On,
+        cpu: None,
     };
     Manifest {
         protocol_version: PROTOCOL_VERSION,

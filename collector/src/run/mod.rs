@@ -1,6 +1,7 @@
 //! `collector run`: plan, measure, write evidence, summarize.
 
 mod phases;
+mod placement;
 mod plan;
 pub(crate) mod record;
 mod signals;
@@ -67,6 +68,18 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             );
         }
     }
+    phases::plan(&mut specs, args.no_phases);
+    // Where the ends run is decided before any thread or peer starts: this thread (the
+    // client) is pinned now, and everything it starts inherits or re-pins.
+    let cpu = crate::cpu::install(args.placement).context("could not pin the client thread")?;
+    if let Some(why) = &cpu.reason {
+        eprintln!("collector: --placement {}: {why}", cpu.asked);
+    }
+    let control = if on_loopback {
+        placement::plan(&mut specs, cpu.applied)
+    } else {
+        None
+    };
     if args.list_arms {
         for s in &specs {
             println!("{s}");
@@ -74,7 +87,6 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         peer_phase.ids().iter().for_each(|id| println!("{id}"));
         return Ok(ExitCode::SUCCESS);
     }
-    let control = phases::plan(&mut specs, args.no_phases, request);
     let fault = match (args.break_resumption, args.refuse_early_data) {
         (true, _) => Fault::NoSessionStore,
         (_, true) => Fault::NoEarlyData,
@@ -172,7 +184,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             }
         }
     };
-    phases::mark_control(&mut arms, &control);
+    placement::mark_control(&mut arms, &control);
     let hop_after = if measure_hop && !stop.load(Ordering::SeqCst) {
         phases::hop_round_trips(io_timeout)
     } else {
@@ -250,6 +262,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         ),
     };
     run.settings.extra.append(&mut peer.settings);
+    run.settings.placement = Some(cpu.record());
     let evidence = Evidence {
         schema_version: SCHEMA_VERSION,
         run,

@@ -49,6 +49,12 @@ pub fn plan(args: &RunArgs, rtt: bool, request: bool) -> (Plan, u64) {
         rounds,
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
         request,
+        // Request/response windows record no phases.
+        trace_every: if args.no_phases || request {
+            0
+        } else {
+            args.trace_every
+        },
     };
     (plan, warmup)
 }

@@ -106,10 +106,22 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         } else if plan.request {
             "off: phases are recorded for handshake windows, not in request/response mode".into()
         } else {
-            "on: every rustls connection stamps its moments on both ends (CLOCK_MONOTONIC wall time, CLOCK_THREAD_CPUTIME_ID thread CPU); one control arm (id ending -untraced) is measured with recording off in the same rounds".to_string()
+            format!("on, for traced connections only: in each chunk of each rustls arm, one traced connection after every {} untraced ones stamps its moments on both ends (CLOCK_MONOTONIC wall time, CLOCK_THREAD_CPUTIME_ID thread CPU); the arm's samples, percentiles, CIs and comparisons come from the untraced connections, the phases and their model from the traced ones, and each arm's `tracing.cost_us` is the difference of the two medians", plan.trace_every)
         },
     );
     put("phase_model", crate::measure::decompose::MODEL.into());
+    let cpu = crate::cpu::plan();
+    put(
+        "cpu_placement",
+        match &cpu.reason {
+            Some(why) => format!("{} (asked {}: {why})", cpu.applied, cpu.asked),
+            None if cpu.client.is_empty() => format!("{}: no affinity set", cpu.applied),
+            None => format!(
+                "{}: client threads on CPUs {:?}, every server (threads and peer processes) on CPUs {:?}",
+                cpu.applied, cpu.client, cpu.server
+            ),
+        },
+    );
     put(
         "request_mode",
         if plan.request {
@@ -177,6 +189,7 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         certs: certs.to_vec(),
         kx_groups: groups.to_vec(),
         arms_filter: args.arms.clone(),
+        placement: None,
         extra,
     }
 }

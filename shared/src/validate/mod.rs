@@ -7,6 +7,8 @@ mod arm;
 mod bounds;
 mod locate;
 mod phases;
+#[cfg(not(target_arch = "wasm32"))]
+mod placement;
 
 use crate::ids::ArmsById;
 use crate::schema::{ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
@@ -190,6 +192,8 @@ impl Evidence {
             #[cfg(not(target_arch = "wasm32"))]
             arm::check_keepalive(arm, &at, &mut bad);
             phases::check(arm, self.summary, &at, &mut bad);
+            #[cfg(not(target_arch = "wasm32"))]
+            placement::check(arm, self.summary, &at, &mut bad);
             bounds::check_arm(arm, &at, &mut bad);
         }
         bounds::check_rest(self, &mut bad);

@@ -22,10 +22,14 @@ pub(super) fn check(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: 
     }
     #[cfg(target_arch = "wasm32")]
     let _ = summary;
-    if p.irregular > arm.succeeded {
+    #[cfg(not(target_arch = "wasm32"))]
+    let traced = arm.tracing.as_ref().map_or(arm.succeeded, |t| t.succeeded);
+    #[cfg(target_arch = "wasm32")]
+    let traced = arm.succeeded;
+    if p.irregular > traced {
         bad(
             at("irregular"),
-            format!("{} irregular > {} succeeded", p.irregular, arm.succeeded),
+            format!("{} irregular > {traced} traced connections", p.irregular),
         );
     }
     check_decomposition(p, &at, bad);
@@ -39,7 +43,8 @@ fn check_rows(arm: &Arm, p: &Phases, at: &dyn Fn(&str) -> String, bad: &mut Bad<
             "at least two moments (start and done)".into(),
         );
     }
-    let n = arm.succeeded as usize;
+    // Since arms trace only some connections, the rows follow `tracing.samples_us`.
+    let n = arm.tracing.as_ref().map_or(arm.succeeded, |t| t.succeeded) as usize;
     for (field, rows, server) in [
         ("client_wall_us", &p.client_wall_us, false),
         ("client_cpu_us", &p.client_cpu_us, false),
@@ -122,7 +127,8 @@ fn check_decomposition(p: &Phases, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_
 }
 
 /// A control arm names an arm of the same run that is not itself a control, and enters
-/// no comparison but its own (`phase_recording_cost`, as the baseline).
+/// no comparison but its own: `phase_recording_cost` as the baseline (older files), or
+/// `cpu_placement_effect` as the candidate.
 pub(super) fn check_control(
     arms: &[Arm],
     by_id: &ArmsById<'_>,
@@ -131,19 +137,27 @@ pub(super) fn check_control(
 ) {
     for (i, c) in comparisons.iter().enumerate() {
         let control = |id: &str| by_id.get(id).is_some_and(|a| a.control_of.is_some());
-        let own = c.kind == ComparisonKind::PhaseRecordingCost
-            && control(&c.baseline)
-            && !control(&c.candidate);
+        let own = match c.kind {
+            ComparisonKind::PhaseRecordingCost => control(&c.baseline) && !control(&c.candidate),
+            ComparisonKind::CpuPlacementEffect => control(&c.candidate) && !control(&c.baseline),
+            _ => false,
+        };
         if !own && (control(&c.baseline) || control(&c.candidate)) {
             bad(
                 format!("comparisons[{i}]"),
-                "a control arm (phase recording off) enters only its phase_recording_cost comparison, as the baseline".into(),
+                "a control arm enters only its own comparison: phase_recording_cost as the baseline, or cpu_placement_effect as the candidate".into(),
             );
         }
         if c.kind == ComparisonKind::PhaseRecordingCost && !own {
             bad(
                 format!("comparisons[{i}].baseline"),
                 "a phase_recording_cost comparison has a control arm as its baseline".into(),
+            );
+        }
+        if c.kind == ComparisonKind::CpuPlacementEffect && !own {
+            bad(
+                format!("comparisons[{i}].candidate"),
+                "a cpu_placement_effect comparison has a control arm as its candidate".into(),
             );
         }
     }

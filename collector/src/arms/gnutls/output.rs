@@ -96,6 +96,7 @@ pub fn serv_blocks(text: &str) -> Result<(Vec<Accepted>, usize)> {
                     expected_cert: None,
                     early_data: None,
                     trace: None,
+                    cpu: None,
                 },
             });
             consumed = at;

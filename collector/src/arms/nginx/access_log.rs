@@ -57,6 +57,7 @@ pub fn parse_line(line: &str) -> Result<Line> {
             expected_cert: None,
             early_data: None,
             trace: None,
+            cpu: None,
         },
     })
 }

@@ -96,6 +96,8 @@ pub fn run(
         "rounds": plan.rounds,
         "warmup_per_chunk": plan.warmup_per_chunk,
         "seed": plan.seed,
+        "client_cpus": crate::cpu::plan().client,
+        "server_cpus": crate::cpu::plan().server,
         "certs": files.iter().map(|(k, f)| json!({
             "kind": k.as_str(), "cert": f.cert, "key": f.key, "ca": f.ca,
         })).collect::<Vec<_>>(),
@@ -224,6 +226,7 @@ fn arm_run(spec: ArmSpec, arm: OutArm) -> Result<ArmRun> {
                 expected_cert: None,
                 early_data: None,
                 trace: None,
+                cpu: None,
             };
             let name = if side == Side::Client {
                 "client"

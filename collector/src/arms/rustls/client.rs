@@ -2,6 +2,7 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,10 +11,12 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, ClientConnection};
 
 use super::drive::{self, End};
-use super::{client_config, facts, spec_parts, start_server};
+use super::{client_config, facts, spec_parts, start_server_traced};
 use crate::arms::server::{ready_socket, Server};
 use crate::arms::trace::{Stamp, Trace};
-use crate::arms::{ArmSpec, Handshake, Outcome, Session, SessionOptions, END, REQUEST, RESPONSE};
+use crate::arms::{
+    ArmSpec, Handshake, Outcome, PhaseRecording, Session, SessionOptions, END, REQUEST, RESPONSE,
+};
 use crate::certs::CertStore;
 
 /// The client half of a TLS arm: one connection per call, against any address.
@@ -70,9 +73,16 @@ impl TlsClient {
     /// `connect()`, the rustls `ClientConnection` (the ClientHello: key share, PSK binder,
     /// and on 0-RTT arms the request as early data), then handshake I/O until the
     /// handshake is complete and the client's last flight is written, when `elapsed` is read.
+    /// Phases are recorded where the arm records them.
     pub fn handshake(&self, addr: SocketAddr) -> Result<Handshaken> {
-        let mut trace = Trace::new(self.phases);
-        let started = if self.phases {
+        self.handshake_traced(addr, self.phases)
+    }
+
+    /// [`TlsClient::handshake`], recording phases when `traced` (and the arm can).
+    pub fn handshake_traced(&self, addr: SocketAddr, traced: bool) -> Result<Handshaken> {
+        let traced = traced && self.phases;
+        let mut trace = Trace::new(traced);
+        let started = if traced {
             let start = Stamp::now();
             trace.mark_at("start", start);
             start.wall
@@ -92,7 +102,9 @@ impl TlsClient {
             };
         drive::handshake(&mut conn, &mut tcp, &mut trace, End::Client)?;
         let elapsed = started.elapsed();
+        let cpu = crate::cpu::current();
         Ok(Handshaken {
+            cpu,
             conn,
             tcp,
             started,
@@ -114,6 +126,7 @@ impl TlsClient {
                 .early_data
                 .then_some((h.offered, h.offered && h.conn.is_early_data_accepted()));
             f.trace = h.trace.clone().into_events();
+            f.cpu = h.cpu;
         }
         facts
     }
@@ -122,7 +135,12 @@ impl TlsClient {
     /// at the handshake's end) or send the request and read the first response byte
     /// (timer stops there); then close.
     pub fn once(&self, addr: SocketAddr) -> Result<ClientSide> {
-        let mut h = self.handshake(addr)?;
+        self.once_traced(addr, self.phases)
+    }
+
+    /// [`TlsClient::once`], recording phases when `traced` (and the arm can).
+    pub fn once_traced(&self, addr: SocketAddr, traced: bool) -> Result<ClientSide> {
+        let mut h = self.handshake_traced(addr, traced)?;
         let accepted = h.offered && h.conn.is_early_data_accepted();
         let mut stream = rustls::Stream::new(&mut h.conn, &mut h.tcp);
         if self.request && !accepted {
@@ -161,6 +179,8 @@ pub struct Handshaken {
     pub offered: bool,
     /// The client's phase timestamps (empty unless phase recording is on).
     pub trace: Trace,
+    /// The CPU the client ran on when the handshake completed.
+    pub cpu: Option<u16>,
 }
 
 impl ClientSide {
@@ -180,20 +200,39 @@ impl ClientSide {
 pub struct TlsSession {
     server: Server,
     client: TlsClient,
+    /// Whether the next connection records phases, on both ends (the server's handler
+    /// reads the same flag).
+    traced: Arc<AtomicBool>,
 }
 
 impl TlsSession {
     pub fn start(arm: &ArmSpec, certs: &CertStore, opts: &SessionOptions) -> Result<Self> {
+        let traced = Arc::new(AtomicBool::new(arm.phases == PhaseRecording::On));
         Ok(TlsSession {
-            server: start_server(arm, certs, opts, 1)?,
+            server: start_server_traced(arm, certs, opts, 1, traced.clone())?,
             client: TlsClient::new(arm, certs, opts)?,
+            traced,
         })
     }
 }
 
 impl Session for TlsSession {
+    fn set_traced(&mut self, traced: bool) -> bool {
+        self.traced
+            .store(traced && self.client.phases, Ordering::SeqCst);
+        self.client.phases
+    }
+
+    fn server_cpus(&self) -> (Vec<u16>, &'static str) {
+        (
+            self.server.last_cpu().into_iter().collect(),
+            crate::cpu::IN_PROCESS,
+        )
+    }
+
     fn connect_once(&mut self) -> Result<Outcome> {
-        let c = self.client.once(self.server.addr())?;
+        let traced = self.traced.load(Ordering::SeqCst);
+        let c = self.client.once_traced(self.server.addr(), traced)?;
         let server = self
             .server
             .report_for(c.local_port, self.client.io_timeout)?;
@@ -210,7 +249,8 @@ mod tests {
     use shared::{CertKind, KxGroup, Mode, Protocol};
 
     use super::*;
-    use crate::arms::{Fault, PhaseRecording};
+    use crate::arms::rustls::start_server;
+    use crate::arms::Fault;
 
     /// X25519 whose client key share takes `DELAY` longer to make.
     #[derive(Debug)]
@@ -237,6 +277,7 @@ mod tests {
             fault: Fault::None,
             early_data: false,
             phases: PhaseRecording::On,
+            cpu: None,
         }
     }
 

@@ -9,7 +9,7 @@ mod server;
 pub mod www;
 
 pub use client::{ClientSide, Handshaken, TlsClient, TlsSession};
-pub use server::start_server;
+pub use server::{start_server, start_server_traced};
 
 use std::sync::Arc;
 
@@ -111,5 +111,6 @@ pub(crate) fn facts(conn: &rustls::CommonState) -> Option<Handshake> {
         expected_cert: None,
         early_data: None,
         trace: None,
+        cpu: None,
     })
 }

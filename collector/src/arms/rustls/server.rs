@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,8 +23,9 @@ use crate::certs::CertStore;
 struct TlsHandler {
     config: Arc<ServerConfig>,
     request: bool,
-    /// Record phase timestamps on every connection.
-    phases: bool,
+    /// Record phase timestamps on the next connection: set by the client of the arm's
+    /// session before it connects (connections never overlap: it waits for the report).
+    traced: Arc<AtomicBool>,
     /// [`Fault::DropEvery`]: N, and the connections accepted so far (shared by the workers).
     drop_every: Option<(u64, Arc<AtomicU64>)>,
 }
@@ -46,7 +47,7 @@ impl Handler for TlsHandler {
                 )));
             }
         }
-        let mut trace = Trace::new(self.phases && !self.request);
+        let mut trace = Trace::new(self.traced.load(Ordering::SeqCst) && !self.request);
         trace.mark("accepted");
         let mut conn = match ServerConnection::new(self.config.clone()) {
             Ok(c) => c,
@@ -59,12 +60,14 @@ impl Handler for TlsHandler {
         } else {
             drive::handshake(&mut conn, &mut tcp, &mut trace, End::Server).map(|_| None)
         };
+        let cpu = crate::cpu::current();
         let early = match served {
             Ok(early) => early,
             Err(e) => return report(Err(format!("{e:#}"))),
         };
         let mut f = facts(&conn);
         if let Some(f) = f.as_mut() {
+            f.cpu = cpu;
             f.early_data = early.map(|got| (got, got));
             f.trace = trace.into_events();
         }
@@ -118,21 +121,41 @@ fn answer_request(conn: &mut ServerConnection, tcp: &mut TcpStream) -> Result<bo
     Ok(early)
 }
 
-/// Starts the server for `arm` with `workers` threads, placed per `opts`.
+/// Starts the server for `arm` with `workers` threads, placed per `opts`; it records
+/// phases on every connection where the arm records phases.
 pub fn start_server(
     arm: &ArmSpec,
     certs: &CertStore,
     opts: &SessionOptions,
     workers: u64,
 ) -> Result<Server> {
+    let traced = Arc::new(AtomicBool::new(arm.phases == PhaseRecording::On));
+    start_server_traced(arm, certs, opts, workers, traced)
+}
+
+/// [`start_server`], recording phases on the connections that come while `traced` is set.
+pub fn start_server_traced(
+    arm: &ArmSpec,
+    certs: &CertStore,
+    opts: &SessionOptions,
+    workers: u64,
+    traced: Arc<AtomicBool>,
+) -> Result<Server> {
     let handler = TlsHandler {
         config: Arc::new(server_config(arm, certs)?),
         request: opts.request || arm.early_data,
-        phases: arm.phases == PhaseRecording::On,
+        traced,
         drop_every: match arm.fault {
             Fault::DropEvery(n) => Some((n.max(1).into(), Arc::new(AtomicU64::new(0)))),
             _ => None,
         },
     };
-    Server::spawn_at(&arm.id(), opts.placement, opts.io_timeout, workers, handler)
+    Server::spawn_at(
+        &arm.id(),
+        opts.placement,
+        arm.cpu,
+        opts.io_timeout,
+        workers,
+        handler,
+    )
 }

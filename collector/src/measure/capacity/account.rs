@@ -132,6 +132,7 @@ mod tests {
             expected_cert: Some(true),
             early_data: None,
             trace: None,
+            cpu: None,
         })
     }
 

@@ -34,6 +34,7 @@ pub fn base_spec(certs: &[CertKind], groups: &[KxGroup]) -> ArmSpec {
         fault: Fault::None,
         early_data: false,
         phases: crate::arms::PhaseRecording::Off,
+        cpu: None,
     }
 }
 
