@@ -191,3 +191,47 @@ fn an_impossible_split_falls_back_to_free_and_says_why() {
         assert_eq!((p.asked, p.same_cpu), (CpuPlacement::Free, n), "{}", a.id);
     }
 }
+
+#[test]
+fn a_peer_server_process_runs_on_the_servers_cpus() {
+    if allowed_cpus() < 2 {
+        println!("SKIPPED: split needs 2 CPUs and this test may use 1");
+        return;
+    }
+    if Command::new("nginx").arg("-v").output().is_err() {
+        println!("SKIPPED: nginx is not installed (`cargo xtask test` installs it)");
+        return;
+    }
+    let dir = scratch("placement-nginx");
+    let e = run_ok(
+        &[
+            "run",
+            "--quick",
+            "--no-floor",
+            "--certs",
+            "ecdsa-p256",
+            "--groups",
+            "x25519",
+            "--arms",
+            "rustls-vs-nginx-tls13",
+            "--peer-samples",
+            "20",
+            "--placement",
+            "split",
+        ],
+        &dir,
+    );
+    let nginx: Vec<&Arm> = e
+        .arms
+        .iter()
+        .filter(|a| a.server_stack == shared::Stack::Nginx && a.latency_us.is_some())
+        .collect();
+    assert!(!nginx.is_empty(), "nginx arms ran");
+    for a in nginx {
+        let n = all_observed(a);
+        let p = a.placement.as_ref().unwrap();
+        assert_eq!((p.asked, p.same_cpu), (CpuPlacement::Split, 0), "{}", a.id);
+        assert!(n > 0);
+        assert!(p.sampled_by.contains("/proc"), "{}", p.sampled_by);
+    }
+}

@@ -24,9 +24,9 @@ pub fn collect(load_before: [f64; 3]) -> Environment {
         os: os_name(),
         kernel: read_trimmed("/proc/sys/kernel/osrelease").unwrap_or_else(|| "unknown".into()),
         cpu_model: cpu_model(),
-        logical_cpus: std::thread::available_parallelism()
-            .map(|n| n.get() as u64)
-            .unwrap_or(0),
+        // The CPUs the process may use, read before any thread was pinned (the client
+        // thread's own mask is only its half under `--placement split`).
+        logical_cpus: crate::cpu::plan().available.len() as u64,
         load_average: LoadAverage {
             before: load_before,
             after: load_average(),

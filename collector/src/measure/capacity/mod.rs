@@ -75,8 +75,17 @@ pub fn arms(
 
 /// How client and server share the machine, in words (recorded on every capacity arm).
 pub fn cpu_sharing(clients: u64) -> String {
-    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
-    format!("client and server run in one process on one host: {clients} client thread(s) and {clients} server worker(s) share its {cpus} logical CPU(s), unpinned, so the rate is what this box sustains as both ends at once, not a server's capacity")
+    let plan = crate::cpu::plan();
+    let cpus = plan.available.len();
+    let placed = if plan.client.is_empty() {
+        "unpinned".to_string()
+    } else {
+        format!(
+            "placed `{}`: the clients on CPUs {:?}, the server workers on CPUs {:?}",
+            plan.applied, plan.client, plan.server
+        )
+    };
+    format!("client and server run in one process on one host: {clients} client thread(s) and {clients} server worker(s) share its {cpus} logical CPU(s), {placed}, so the rate is what this box sustains as both ends at once, not a server's capacity")
 }
 
 /// Runs `spec` with `clients` concurrent clients for `seconds`.
