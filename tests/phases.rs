@@ -47,15 +47,19 @@ fn every_traced_handshake_is_explained_on_one_time_base() {
             .as_ref()
             .unwrap_or_else(|| panic!("{} has no phases", a.id));
         assert_eq!(a.phase_recording, Some(true), "{}", a.id);
-        // --samples counts the untraced connections; one traced after every 4 (the
-        // default) in each chunk: 40 samples over 5 rounds of 8 → 1 traced per chunk
-        // (after the 4th untraced connection of 8; none before the first).
+        // --samples counts the untraced connections; one traced after every 4th (the
+        // default) of the arm: 40 samples over 5 rounds of 8 → 10 traced, 2 per round.
         assert_eq!(a.succeeded, 40, "{}", a.id);
         let t = a.tracing.as_ref().expect("a traced arm says how it traced");
         assert_eq!(t.untraced_per_traced, 4);
-        assert_eq!((t.attempted, t.succeeded, t.failed), (5, 5, 0), "{}", a.id);
-        assert_eq!(t.samples_per_round, vec![1; 5], "{}", a.id);
-        assert_eq!(t.samples_us.len(), 5);
+        assert_eq!(
+            (t.attempted, t.succeeded, t.failed),
+            (10, 10, 0),
+            "{}",
+            a.id
+        );
+        assert_eq!(t.samples_per_round, vec![2; 5], "{}", a.id);
+        assert_eq!(t.samples_us.len(), 10);
         // The cost is the difference of the two medians, written out.
         let med = |v: &[f64]| {
             let mut v = v.to_vec();

@@ -221,9 +221,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_phases: bool,
 
-    /// One traced connection (phases recorded) after every N untraced ones, in each chunk
-    /// of each rustls arm (2 to 1000). The traced ones are extra: --samples counts the
-    /// untraced ones the arm's numbers come from.
+    /// One traced connection (phases recorded) after every Nth untraced one of each rustls
+    /// arm, counted across its chunks (2 to 1000). The traced ones are extra: --samples
+    /// counts the untraced ones the arm's numbers come from.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(2..=1000))]
     pub trace_every: u64,
 

@@ -114,7 +114,7 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         }),
         control_of: None,
         placement: run.placed.as_ref().and_then(|p| p.record()),
-        tracing: run.traced.as_ref().map(tracing),
+        tracing: run.traced.as_ref().filter(|t| t.attempted > 0).map(tracing),
         keepalive: keepalive(run, summary.map(|s| s.p50)),
     }
 }
@@ -156,7 +156,7 @@ fn keepalive(run: &ArmRun, per_request_p50: Option<f64>) -> Option<shared::KeepA
 /// client arm had recording off, null otherwise (other stacks, request mode).
 fn phase_recording(run: &ArmRun) -> Option<bool> {
     use crate::arms::PhaseRecording;
-    if !run.traces.is_empty() || run.traced.is_some() {
+    if !run.traces.is_empty() || run.traced.as_ref().is_some_and(|t| t.attempted > 0) {
         return Some(true);
     }
     let rustls_client = run.spec.protocol != Protocol::Tcp && run.spec.stack() == Stack::Rustls;

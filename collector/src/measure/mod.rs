@@ -36,7 +36,8 @@ pub struct Plan {
     /// Request/response mode (timed window ends at the first response byte).
     pub request: bool,
     /// Arms that can trace make one traced connection after every this many untraced
-    /// ones in each chunk (0: none traced). The untraced ones give the arm's samples.
+    /// ones (counted over the arm, across chunks; 0: none traced). The untraced ones give
+    /// the arm's samples.
     pub trace_every: u64,
 }
 
@@ -340,13 +341,23 @@ pub fn run(
             }
             let chunk_start = Instant::now();
             let mut stopped = false;
-            for j in 0..plan.chunk(round) {
+            for _ in 0..plan.chunk(round) {
                 if stop.load(Ordering::Relaxed) {
                     stopped = true;
                     break;
                 }
-                // After every `trace_every` untraced connections, one traced one.
-                if run.traced.is_some() && j > 0 && j % plan.trace_every == 0 {
+                run.attempted += 1;
+                let outcome = session.connect_once();
+                observe(run, session.as_ref(), outcome.as_ref().ok());
+                match outcome {
+                    Ok(outcome) => run.record(&outcome),
+                    Err(e) => {
+                        run.failed += 1;
+                        run.first_failure.get_or_insert_with(|| format!("{e:#}"));
+                    }
+                }
+                // After every `trace_every` untraced connections of the arm, one traced one.
+                if run.traced.is_some() && run.attempted % plan.trace_every == 0 {
                     session.set_traced(true);
                     let traced = session.connect_once();
                     session.set_traced(false);
@@ -359,16 +370,6 @@ pub fn run(
                             t.failed += 1;
                             run.first_failure.get_or_insert_with(|| format!("{e:#}"));
                         }
-                    }
-                }
-                run.attempted += 1;
-                let outcome = session.connect_once();
-                observe(run, session.as_ref(), outcome.as_ref().ok());
-                match outcome {
-                    Ok(outcome) => run.record(&outcome),
-                    Err(e) => {
-                        run.failed += 1;
-                        run.first_failure.get_or_insert_with(|| format!("{e:#}"));
                     }
                 }
                 progress.tick(i);
