@@ -9,6 +9,7 @@ mod history;
 mod ids;
 mod index;
 pub mod json;
+pub mod open_loop;
 pub mod probe;
 pub mod schema;
 pub mod search;
@@ -22,6 +23,7 @@ pub mod sample;
 pub use history::{ArmKey, BriefArm, History, HistoryBuilder, RunBrief};
 pub use ids::{ArmsById, FirstIndex};
 pub use index::{IndexEntry, ResultsIndex};
+pub use open_loop::{Lateness, OpenLoop};
 pub use probe::{Capability, ServerProbe};
 pub use schema::*;
 pub use validate::{

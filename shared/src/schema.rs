@@ -554,6 +554,12 @@ pub struct Capacity {
     /// in one process: the rate is what the box sustains as both ends at once).
     #[serde(default)]
     pub cpu_sharing: Option<String>,
+    /// Open-loop arms (`--open-loop-rates`): connections started on a schedule at an
+    /// offered rate, timed from their intended start, by `clients` worker threads;
+    /// absent for closed-loop arms (`--concurrency`), where each client waits for its
+    /// previous connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<crate::open_loop::OpenLoop>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -714,6 +720,17 @@ string_enum!(
         /// A server the lab does not run (`collector probe HOST:PORT`): only the
         /// client's end of each connection is seen.
         Remote = "remote",
+    }
+);
+
+string_enum!(
+    /// How the intended start times of an open-loop arm were drawn.
+    Arrival {
+        /// Evenly spaced: connection `i` is meant to start at `i / offered_per_s`.
+        Constant = "constant",
+        /// A Poisson process: exponential gaps with mean `1 / offered_per_s`, drawn from
+        /// a seeded generator (`seed`), so the same seed gives the same schedule.
+        Poisson = "poisson",
     }
 );
 

@@ -6,6 +6,7 @@ use std::fmt;
 mod arm;
 mod bounds;
 mod locate;
+mod open_loop;
 mod phases;
 
 use crate::ids::ArmsById;
@@ -190,6 +191,7 @@ impl Evidence {
             #[cfg(not(target_arch = "wasm32"))]
             arm::check_keepalive(arm, &at, &mut bad);
             phases::check(arm, self.summary, &at, &mut bad);
+            open_loop::check(arm, &at, &mut bad);
             bounds::check_arm(arm, &at, &mut bad);
         }
         bounds::check_rest(self, &mut bad);
