@@ -236,11 +236,17 @@ pub(crate) fn same_cell(a: &Arm, b: &Arm) -> bool {
         && same_conditions(a, b)
 }
 
-/// Measured under the same conditions: the same emulated RTT and the same number of
-/// concurrent clients (a ratio across conditions would compare the conditions).
+/// Measured under the same conditions: the same emulated RTT, the same number of
+/// concurrent clients, and for open-loop arms the same offered rate and arrivals (a
+/// ratio across conditions would compare the conditions).
 fn same_conditions(a: &Arm, b: &Arm) -> bool {
-    let clients = |x: &Arm| x.capacity.as_ref().map(|c| c.clients);
-    clients(a) == clients(b) && a.rtt_ms == b.rtt_ms
+    let load = |x: &Arm| {
+        x.capacity.as_ref().map(|c| {
+            let open = c.open_loop.as_ref().map(|o| (o.offered_per_s, o.arrival));
+            (c.clients, open)
+        })
+    };
+    load(a) == load(b) && a.rtt_ms == b.rtt_ms
 }
 
 #[cfg(test)]
