@@ -50,7 +50,8 @@ fn the_open_loop_section_shows_each_rate_and_names_the_knee() {
     assert_eq!(row(lines[5])[row(lines[5]).len() - 3..], ["1", "of", "5"]);
     assert_eq!(
         lines[6],
-        "  knee: p99 more than doubles above 200 new connections/s: p99 2.50 ms at 400/s against 330 µs at 200/s"
+        "  knee: p99 more than doubles above 200 new connections/s: 2.50 ms at 400/s against 330 µs at 200/s; \
+         achieved stays within 10% of offered up to 400 new connections/s"
     );
     // A run without open-loop arms has no such section.
     assert_eq!(open_loop(&shared::sample::evidence()), "");

@@ -149,15 +149,16 @@ fn label(arm: &Arm, open: &OpenLoop, workers: u64) -> String {
     )
 }
 
-/// The knee of a sweep in one sentence, from the measured points only: the first
-/// offered rate (above the lowest) where p99 is more than [`KNEE_P99_FACTOR`] times its
-/// value at the lowest rate, where achieved falls below [`KNEE_ACHIEVED_SHARE`] of
-/// offered, or where no connection succeeded, named as "above" the rate before it.
-/// Says so when there is no knee inside the sweep, or too little to tell.
+/// The knee of a sweep in one sentence, from the measured points only, in two clauses:
+/// where latency breaks (the first offered rate above the lowest whose p99 is more than
+/// [`KNEE_P99_FACTOR`] times its value at the lowest rate, or where no connection
+/// succeeded) and where throughput does (the first rate whose achieved rate falls below
+/// [`KNEE_ACHIEVED_SHARE`] of offered), each named as "above" the rate before it. Says
+/// so when there is no knee inside the sweep, or too little to tell.
 pub fn knee_sentence(points: &[Point]) -> String {
     let mut sorted = points.to_vec();
     sorted.sort_by(|a, b| a.offered_per_s.total_cmp(&b.offered_per_s));
-    let [first, ..] = sorted.as_slice() else {
+    let (Some(first), Some(last)) = (sorted.first().copied(), sorted.last().copied()) else {
         return "no open-loop rate was measured".into();
     };
     if sorted.len() < 2 {
@@ -172,60 +173,63 @@ pub fn knee_sentence(points: &[Point]) -> String {
             rate(first.offered_per_s)
         );
     };
-    if first.achieved_per_s < KNEE_ACHIEVED_SHARE * first.offered_per_s {
-        return format!(
-            "already saturated at the lowest offered rate: {}/s achieved of {}/s offered; offer lower rates to find the knee",
+    let above = |p: &Point| format!("above {} new connections/s", rate(p.offered_per_s));
+    let short = |p: &Point| p.achieved_per_s < KNEE_ACHIEVED_SHARE * p.offered_per_s;
+    let share = (KNEE_ACHIEVED_SHARE * 100.0).round();
+    let latency = sorted.windows(2).find_map(|w| {
+        let (before, p) = (&w[0], &w[1]);
+        match p.p99_us {
+            None => Some(format!(
+                "no connection succeeded {} (none of them at {}/s)",
+                above(before),
+                rate(p.offered_per_s)
+            )),
+            Some(p99) if p99 > KNEE_P99_FACTOR * base => Some(format!(
+                "p99 more than doubles {}: {} at {}/s against {} at {}/s",
+                above(before),
+                us(p99),
+                rate(p.offered_per_s),
+                us(base),
+                rate(first.offered_per_s)
+            )),
+            Some(_) => None,
+        }
+    });
+    let throughput = if short(&first) {
+        Some(format!(
+            "achieved is below {share}% of offered already at the lowest rate ({}/s of {}/s): offer lower rates",
             rate(first.achieved_per_s),
             rate(first.offered_per_s)
-        );
-    }
-    for pair in sorted.windows(2) {
-        let (before, p) = (pair[0], pair[1]);
-        let at = format!("above {} new connections/s", rate(before.offered_per_s));
-        let Some(p99) = p.p99_us else {
-            return format!(
-                "no connection succeeded {at} (none of them at {}/s)",
-                rate(p.offered_per_s)
-            );
-        };
-        let slow = p99 > KNEE_P99_FACTOR * base;
-        let short = p.achieved_per_s < KNEE_ACHIEVED_SHARE * p.offered_per_s;
-        let p99_words = format!(
-            "p99 {} at {}/s against {} at {}/s",
-            us(p99),
-            rate(p.offered_per_s),
+        ))
+    } else {
+        sorted.windows(2).find(|w| short(&w[1])).map(|w| {
+            format!(
+                "achieved falls below {share}% of offered {}: {}/s achieved of {}/s offered",
+                above(&w[0]),
+                rate(w[1].achieved_per_s),
+                rate(w[1].offered_per_s)
+            )
+        })
+    };
+    let up_to = format!("up to {} new connections/s", rate(last.offered_per_s));
+    match (latency, throughput) {
+        (None, None) => format!(
+            "no knee {up_to}: p99 stays within {KNEE_P99_FACTOR}× of {} (at {}/s) and achieved within {}% of offered; offer higher rates to find it",
+            us(base),
+            rate(first.offered_per_s),
+            ((1.0 - KNEE_ACHIEVED_SHARE) * 100.0).round()
+        ),
+        (Some(l), Some(t)) => format!("{l}; {t}"),
+        (Some(l), None) => format!(
+            "{l}; achieved stays within {}% of offered {up_to}",
+            ((1.0 - KNEE_ACHIEVED_SHARE) * 100.0).round()
+        ),
+        (None, Some(t)) => format!(
+            "p99 stays within {KNEE_P99_FACTOR}× of {} (at {}/s) {up_to}; {t}",
             us(base),
             rate(first.offered_per_s)
-        );
-        let achieved_words = format!(
-            "{}/s achieved of {}/s offered",
-            rate(p.achieved_per_s),
-            rate(p.offered_per_s)
-        );
-        let share = (KNEE_ACHIEVED_SHARE * 100.0).round();
-        match (slow, short) {
-            (true, true) => {
-                return format!(
-                    "p99 more than doubles and achieved falls below {share}% of offered {at}: {p99_words}; {achieved_words}"
-                )
-            }
-            (true, false) => return format!("p99 more than doubles {at}: {p99_words}"),
-            (false, true) => {
-                return format!(
-                    "achieved falls below {share}% of offered {at}: {achieved_words} ({p99_words})"
-                )
-            }
-            (false, false) => {}
-        }
+        ),
     }
-    let last = sorted[sorted.len() - 1];
-    format!(
-        "no knee up to {} new connections/s: p99 stays within {KNEE_P99_FACTOR}× of {} (at {}/s) and achieved within {}% of offered; offer higher rates to find it",
-        rate(last.offered_per_s),
-        us(base),
-        rate(first.offered_per_s),
-        ((1.0 - KNEE_ACHIEVED_SHARE) * 100.0).round()
-    )
 }
 
 /// A rate for people: rounded, with thousands separators (`1,800`).

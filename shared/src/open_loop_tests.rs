@@ -21,7 +21,8 @@ fn the_knee_is_the_first_rate_whose_p99_more_than_doubles() {
     ];
     assert_eq!(
         knee_sentence(&points),
-        "p99 more than doubles above 400 new connections/s: p99 500 µs at 800/s against 200 µs at 200/s"
+        "p99 more than doubles above 400 new connections/s: 500 µs at 800/s against 200 µs at 200/s; \
+         achieved falls below 90% of offered above 800 new connections/s: 1,000/s achieved of 1,600/s offered"
     );
 }
 
@@ -43,14 +44,18 @@ fn a_server_that_falls_behind_is_a_knee_even_with_a_flat_p99() {
     ];
     assert_eq!(
         knee_sentence(&points),
-        "achieved falls below 90% of offered above 1,000 new connections/s: 1,700/s achieved of 2,000/s offered (p99 310 µs at 2,000/s against 300 µs at 1,000/s)"
+        "p99 stays within 2× of 300 µs (at 1,000/s) up to 2,000 new connections/s; \
+         achieved falls below 90% of offered above 1,000 new connections/s: 1,700/s achieved of 2,000/s offered"
     );
     let both = [
         point(1000.0, 995.0, Some(300.0)),
         point(2000.0, 1700.0, Some(1300.0)),
     ];
-    assert!(knee_sentence(&both)
-        .starts_with("p99 more than doubles and achieved falls below 90% of offered above 1,000"));
+    assert_eq!(
+        knee_sentence(&both),
+        "p99 more than doubles above 1,000 new connections/s: 1.30 ms at 2,000/s against 300 µs at 1,000/s; \
+         achieved falls below 90% of offered above 1,000 new connections/s: 1,700/s achieved of 2,000/s offered"
+    );
 }
 
 #[test]
@@ -58,7 +63,8 @@ fn a_rate_without_a_result_is_past_the_knee() {
     let points = [point(100.0, 100.0, Some(300.0)), point(200.0, 0.0, None)];
     assert_eq!(
         knee_sentence(&points),
-        "no connection succeeded above 100 new connections/s (none of them at 200/s)"
+        "no connection succeeded above 100 new connections/s (none of them at 200/s); \
+         achieved falls below 90% of offered above 100 new connections/s: 0/s achieved of 200/s offered"
     );
 }
 
@@ -81,7 +87,9 @@ fn no_knee_too_little_and_no_baseline_are_said() {
         point(100.0, 50.0, Some(300.0)),
         point(200.0, 50.0, Some(900.0)),
     ];
-    assert!(knee_sentence(&saturated).starts_with("already saturated at the lowest offered rate"));
+    assert!(knee_sentence(&saturated).ends_with(
+        "; achieved is below 90% of offered already at the lowest rate (50/s of 100/s): offer lower rates"
+    ));
 }
 
 #[test]

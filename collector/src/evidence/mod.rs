@@ -141,8 +141,11 @@ fn phase_recording(run: &ArmRun) -> Option<bool> {
 /// did not resume would be a false claim.
 pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison> {
     let measured = |a: &&Arm| a.error.is_none() && a.latency_us.is_some();
-    // A control arm (phase recording off) enters only its own comparison.
-    let sound = |a: &&Arm| measured(a) && a.control_of.is_none();
+    // A control arm (phase recording off) enters only its own comparison. An open-loop
+    // arm's latencies include the wait for a free client worker, so a ratio of two of
+    // them would compare queues, not handshakes: it enters none.
+    let open_loop = |a: &&Arm| a.capacity.as_ref().is_some_and(|c| c.open_loop.is_some());
+    let sound = |a: &&Arm| measured(a) && a.control_of.is_none() && !open_loop(a);
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut out = Vec::new();
     let mut push = |kind, baseline: &Arm, candidate: &Arm, numerator: &Arm, denominator: &Arm| {
@@ -236,17 +239,11 @@ pub(crate) fn same_cell(a: &Arm, b: &Arm) -> bool {
         && same_conditions(a, b)
 }
 
-/// Measured under the same conditions: the same emulated RTT, the same number of
-/// concurrent clients, and for open-loop arms the same offered rate and arrivals (a
-/// ratio across conditions would compare the conditions).
+/// Measured under the same conditions: the same emulated RTT and the same number of
+/// concurrent clients (a ratio across conditions would compare the conditions).
 fn same_conditions(a: &Arm, b: &Arm) -> bool {
-    let load = |x: &Arm| {
-        x.capacity.as_ref().map(|c| {
-            let open = c.open_loop.as_ref().map(|o| (o.offered_per_s, o.arrival));
-            (c.clients, open)
-        })
-    };
-    load(a) == load(b) && a.rtt_ms == b.rtt_ms
+    let clients = |x: &Arm| x.capacity.as_ref().map(|c| c.clients);
+    clients(a) == clients(b) && a.rtt_ms == b.rtt_ms
 }
 
 #[cfg(test)]
