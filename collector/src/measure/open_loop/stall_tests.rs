@@ -83,8 +83,9 @@ fn connections_behind_a_stalled_one_count_their_wait_from_the_intended_start() {
             assert!(latency >= STALL - a.intended, "{}: {latency:?}", a.index);
         }
     }
-    // Every connection after the first started late (by more than 1 ms).
+    // Every connection after the first started late (by more than 1 ms); the first too
+    // when the machine was too busy to run the worker within 1 ms of the origin.
     let (late, summary) = lateness(&got, MS);
-    assert_eq!(late, 19);
+    assert!((19..=20).contains(&late), "{late} late");
     assert!(summary.unwrap().max_us >= (STALL - 19 * MS).as_micros() as f64);
 }
