@@ -281,8 +281,9 @@ pub struct Arm {
     pub crypto_floor_parts: Vec<FloorPart>,
     /// `crypto_floor_us / latency_us.p50`: the share of the median handshake that is
     /// unavoidable public-key work. Only for handshake windows: null for TTFB arms (`ttfb`),
-    /// arms over an emulated RTT, and arms whose floor is 0 (resumed TLS 1.2), where such
-    /// a share would say nothing about the handshake.
+    /// arms over an emulated RTT, open-loop arms (timed from the intended start, queueing
+    /// included), and arms whose floor is 0 (resumed TLS 1.2), where such a share would
+    /// say nothing about the handshake.
     #[serde(default)]
     pub efficiency: Option<f64>,
     /// Capacity arms: several clients against one server.
