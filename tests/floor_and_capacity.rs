@@ -356,3 +356,96 @@ fn capacity_arms_where_every_connection_fails_are_errors_and_exit_3() {
         e.run.settings.extra
     );
 }
+
+/// `--open-loop-rates`: a small Poisson sweep with the real binary. Structure only: every
+/// scheduled connection accounted for, offered and achieved recorded, the seed recorded
+/// per arm, the summary's table and knee sentence printed (the same sentence as the
+/// shared definition reads from the evidence), and the evidence validates.
+#[test]
+fn an_open_loop_sweep_is_recorded_and_its_knee_named() {
+    let dir = scratch("open-loop");
+    let out = collector()
+        .args([
+            "run",
+            "--no-peers",
+            "--no-floor",
+            "--quick",
+            "--arms",
+            "tcp",
+        ])
+        .args(["--certs", "ecdsa-p256", "--groups", "x25519", "--seed", "5"])
+        .args(["--open-loop-rates", "30,60", "--open-loop-seconds", "1"])
+        .args(["--open-loop-workers", "2", "--arrival", "poisson", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("collector runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = read_evidence(&dir);
+    let open: Vec<_> = e
+        .arms
+        .iter()
+        .filter(|a| a.capacity.as_ref().is_some_and(|c| c.open_loop.is_some()))
+        .collect();
+    let ids: Vec<&str> = open.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "tls13-full-ecdsa-p256-x25519-rate30",
+            "tls13-resumed-ticket-ecdsa-p256-x25519-rate30",
+            "tls13-full-ecdsa-p256-x25519-rate60",
+            "tls13-resumed-ticket-ecdsa-p256-x25519-rate60",
+        ]
+    );
+    for (a, (rate, seed)) in open
+        .iter()
+        .zip([(30.0, 5), (30.0, 6), (60.0, 7), (60.0, 8)])
+    {
+        let o = a.capacity.as_ref().unwrap().open_loop.as_ref().unwrap();
+        assert_eq!((o.offered_per_s, o.seed), (rate, Some(seed)), "{}", a.id);
+        assert_eq!(a.attempted, o.scheduled, "{}", a.id);
+        assert_eq!(a.succeeded + a.failed, a.attempted, "{}", a.id);
+        assert!(o.achieved_per_s <= o.scheduled as f64, "{}", a.id);
+        assert!(a.timed_window.contains("INTENDED start"), "{}", a.id);
+        assert_eq!(a.error, None, "{}: {:?}", a.id, a.first_failure);
+    }
+    let extra = &e.run.settings.extra;
+    assert!(extra["open_loop"].contains("poisson arrivals"), "{extra:?}");
+    let sweeps = shared::open_loop::sweeps(&e.arms);
+    assert_eq!(sweeps.len(), 2, "full and resumed");
+    for s in &sweeps {
+        let knee = s.knee();
+        assert!(
+            stdout.contains(&format!("  knee: {knee}\n")),
+            "{knee}\n{stdout}"
+        );
+        assert!(extra["open_loop_knee"].contains(&knee));
+    }
+    assert!(stdout.contains("Open-loop capacity (latency from each connection's intended start"));
+}
+
+/// A rate × seconds over the bound is refused before anything is measured.
+#[test]
+fn an_open_loop_schedule_over_the_bound_is_refused_naming_the_flags() {
+    let dir = scratch("open-loop-too-long");
+    let out = collector()
+        .args(["run", "--no-peers", "--open-loop-rates", "600000"])
+        .args(["--open-loop-seconds", "2", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("collector runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--open-loop-rates 600000 × --open-loop-seconds 2 = 1200000 connections"),
+        "{stderr}"
+    );
+    assert!(
+        std::fs::read_dir(&dir).unwrap().next().is_none(),
+        "nothing written"
+    );
+}

@@ -18,6 +18,9 @@ pub const MAX_ROUNDS: u64 = 10_000;
 pub const MAX_BOOTSTRAP: u64 = 100_000;
 /// Seconds per capacity arm (one hour).
 pub const MAX_CAPACITY_SECONDS: u64 = 3_600;
+/// Offered rate of an open-loop arm, new connections per second (far above what one
+/// host can handshake).
+pub const MAX_OPEN_LOOP_RATE: u64 = 1_000_000;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -207,6 +210,36 @@ pub struct RunArgs {
     #[arg(long, value_name = "S", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=MAX_CAPACITY_SECONDS))]
     pub capacity_seconds: u64,
 
+    /// Open-loop capacity sweep, e.g. `--open-loop-rates 200,400,800,1600`: for each
+    /// offered rate (new connections per second), connections START ON A SCHEDULE rather
+    /// than when the previous one is done, and each latency is counted from its intended
+    /// start, so time spent waiting for a busy server is in it (a closed loop such as
+    /// --concurrency hides that wait: coordinated omission). Full and ticket-resumed TLS
+    /// 1.3 (first --certs kind, first --groups group), --open-loop-seconds per rate and
+    /// mode. Records offered vs achieved handshakes/s, p50/p99 from the intended start,
+    /// connections that began late (more than 1 ms) and by how much, and failures; the
+    /// summary names the knee (where p99 more than doubles, or achieved falls below 90%
+    /// of offered). Each rate: at most 1000000 connections (rate × seconds).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=MAX_OPEN_LOOP_RATE))]
+    pub open_loop_rates: Vec<u64>,
+
+    /// How the open-loop start times are drawn: `constant` (evenly spaced, 1/rate apart)
+    /// or `poisson` (exponential gaps with mean 1/rate, from --seed, as independent
+    /// clients would arrive; recorded per arm).
+    #[arg(long, value_name = "KIND", default_value = "constant")]
+    pub arrival: shared::Arrival,
+
+    /// Seconds each open-loop rate runs, per mode (1 to 3600). A connection that could
+    /// only begin more than this late is not made and is counted as failed, so a rate
+    /// ends at most about twice this after it starts.
+    #[arg(long, value_name = "S", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=MAX_CAPACITY_SECONDS))]
+    pub open_loop_seconds: u64,
+
+    /// Client worker threads of the open loop (1 to 256), and as many server workers:
+    /// a scheduled connection waits (its wait counted) when all of them are busy.
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub open_loop_workers: u64,
+
     /// Skip timing the public-key primitives (no crypto floor in the evidence).
     #[arg(long)]
     pub no_floor: bool,
@@ -316,8 +349,8 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "break_resumption")]
     pub refuse_early_data: bool,
 
-    /// Testing aid (hidden): the capacity arms' servers close every Nth connection they
-    /// accept, unserved, so the failures must be counted (N = 1: every connection fails and
+    /// Testing aid (hidden): the capacity arms' servers (closed and open loop) close every
+    /// Nth connection they accept, unserved, so the failures must be counted (N = 1: every connection fails and
     /// each capacity arm must come out as an error).
     #[arg(long, value_name = "N", hide = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub inject_capacity_drops: Option<u32>,

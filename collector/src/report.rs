@@ -148,6 +148,72 @@ pub fn summary(e: &Evidence) -> String {
         }
     }
     out.push_str(&phases(e));
+    out.push_str(&open_loop(e));
+    out
+}
+
+/// The open-loop sweeps: per offered rate, achieved handshakes/s, p50/p99 from the
+/// intended start, lateness and failures; then each sweep's knee in words.
+pub fn open_loop(e: &Evidence) -> String {
+    let sweeps = shared::open_loop::sweeps(&e.arms);
+    let mut out = String::new();
+    if sweeps.is_empty() {
+        return out;
+    }
+    let threshold = sweeps
+        .iter()
+        .flat_map(|s| &s.arms)
+        .find_map(|a| a.capacity.as_ref()?.open_loop.as_ref())
+        .map_or("-".into(), |o| us(o.late_threshold_us));
+    let _ = writeln!(
+        out,
+        "\nOpen-loop capacity (latency from each connection's intended start; late: began more than {threshold} after it):"
+    );
+    for s in &sweeps {
+        let _ = writeln!(out, "  {}", s.label);
+        let _ = writeln!(
+            out,
+            "    {:>10}  {:>10}  {:>10}  {:>10}  {:>12}  {:>14}  {:>14}  {:>11}  {:>14}",
+            "offered/s",
+            "achieved/s",
+            "p50",
+            "p99",
+            "late",
+            "lateness p50",
+            "lateness max",
+            "not started",
+            "failed"
+        );
+        for a in &s.arms {
+            let Some(o) = a.capacity.as_ref().and_then(|c| c.open_loop.as_ref()) else {
+                continue;
+            };
+            let (p50, p99) = match (&a.error, a.latency_us) {
+                (None, Some(l)) => (us(l.p50), us(l.p99)),
+                _ => ("-".into(), "-".into()),
+            };
+            let (lp50, lmax) = o
+                .lateness_us
+                .map_or(("-".into(), "-".into()), |l| (us(l.p50_us), us(l.max_us)));
+            let _ = writeln!(
+                out,
+                "    {:>10}  {:>10.1}  {:>10}  {:>10}  {:>12}  {:>14}  {:>14}  {:>11}  {:>14}",
+                shared::open_loop::rate(o.offered_per_s),
+                o.achieved_per_s,
+                p50,
+                p99,
+                format!("{} of {}", o.late, a.attempted),
+                lp50,
+                lmax,
+                o.not_started,
+                format!("{} of {}", a.failed, a.attempted),
+            );
+            if let Some(err) = &a.error {
+                let _ = writeln!(out, "    {:>10}  ^ ERROR: {err}", "");
+            }
+        }
+        let _ = writeln!(out, "  knee: {}", s.knee());
+    }
     out
 }
 
@@ -255,3 +321,7 @@ pub fn placement(e: &Evidence) -> String {
     out.push('\n');
     out
 }
+
+#[cfg(test)]
+#[path = "report_tests.rs"]
+mod tests;

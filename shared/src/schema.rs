@@ -288,8 +288,9 @@ pub struct Arm {
     pub crypto_floor_parts: Vec<FloorPart>,
     /// `crypto_floor_us / latency_us.p50`: the share of the median handshake that is
     /// unavoidable public-key work. Only for handshake windows: null for TTFB arms (`ttfb`),
-    /// arms over an emulated RTT, and arms whose floor is 0 (resumed TLS 1.2), where such
-    /// a share would say nothing about the handshake.
+    /// arms over an emulated RTT, open-loop arms (timed from the intended start, queueing
+    /// included), and arms whose floor is 0 (resumed TLS 1.2), where such a share would
+    /// say nothing about the handshake.
     #[serde(default)]
     pub efficiency: Option<f64>,
     /// Capacity arms: several clients against one server.
@@ -579,6 +580,12 @@ pub struct Capacity {
     /// in one process: the rate is what the box sustains as both ends at once).
     #[serde(default)]
     pub cpu_sharing: Option<String>,
+    /// Open-loop arms (`--open-loop-rates`): connections started on a schedule at an
+    /// offered rate, timed from their intended start, by `clients` worker threads;
+    /// absent for closed-loop arms (`--concurrency`), where each client waits for its
+    /// previous connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<crate::open_loop::OpenLoop>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
@@ -756,6 +763,17 @@ string_enum!(
         Same = "same",
         /// No affinity: wherever the scheduler puts them, connection by connection.
         Free = "free",
+    }
+);
+
+string_enum!(
+    /// How the intended start times of an open-loop arm were drawn.
+    Arrival {
+        /// Evenly spaced: connection `i` is meant to start at `i / offered_per_s`.
+        Constant = "constant",
+        /// A Poisson process: exponential gaps with mean `1 / offered_per_s`, drawn from
+        /// a seeded generator (`seed`), so the same seed gives the same schedule.
+        Poisson = "poisson",
     }
 );
 

@@ -170,8 +170,11 @@ fn phase_recording(run: &ArmRun) -> Option<bool> {
 /// did not resume would be a false claim.
 pub fn comparisons(arms: &[Arm], resamples: usize, seed: u64) -> Vec<Comparison> {
     let measured = |a: &&Arm| a.error.is_none() && a.latency_us.is_some();
-    // A control arm (phase recording off) enters only its own comparison.
-    let sound = |a: &&Arm| measured(a) && a.control_of.is_none();
+    // A control arm (phase recording off) enters only its own comparison. An open-loop
+    // arm's latencies include the wait for a free client worker, so a ratio of two of
+    // them would compare queues, not handshakes: it enters none.
+    let open_loop = |a: &&Arm| a.capacity.as_ref().is_some_and(|c| c.open_loop.is_some());
+    let sound = |a: &&Arm| measured(a) && a.control_of.is_none() && !open_loop(a);
     let mut rng = fastrand::Rng::with_seed(seed);
     let mut out = Vec::new();
     let mut push = |kind, baseline: &Arm, candidate: &Arm, numerator: &Arm, denominator: &Arm| {

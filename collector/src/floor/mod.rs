@@ -166,7 +166,9 @@ pub fn apply(arm: &mut Arm, primitives: &[Primitive]) {
     let floor = parts.iter().fold(0.0, |sum, p| sum + p.us);
     arm.crypto_floor_us = Some(floor);
     arm.crypto_floor_parts = parts;
-    let handshake_window = !arm.ttfb && arm.rtt_ms.is_none();
+    // An open-loop arm's window starts at the intended start: it includes queueing.
+    let open_loop = arm.capacity.as_ref().is_some_and(|c| c.open_loop.is_some());
+    let handshake_window = !arm.ttfb && arm.rtt_ms.is_none() && !open_loop;
     arm.efficiency = arm
         .latency_us
         .filter(|l| l.p50 > 0.0 && floor > 0.0 && handshake_window)
@@ -318,6 +320,15 @@ mod tests {
         // The floor stays (a lower bound for any window); the share of the p50 does not.
         assert_eq!(with(&|a| a.ttfb = true), (Some(190.0), None));
         assert_eq!(with(&|a| a.rtt_ms = Some(10.0)), (Some(190.0), None));
+        let open_loop = |a: &mut Arm| {
+            let o = crate::measure::open_loop::test_arm("o", Mode::Full, 1.0, 1.0, vec![1.0]);
+            a.capacity = o.capacity;
+        };
+        assert_eq!(
+            with(&open_loop),
+            (Some(190.0), None),
+            "its p50 includes queueing"
+        );
         let tls12_resumed = |a: &mut Arm| {
             a.protocol = Protocol::Tls12;
             a.mode = Mode::Resumed;

@@ -5,6 +5,7 @@ pub mod capacity;
 pub mod cluster;
 pub mod decompose;
 pub mod hop;
+pub mod open_loop;
 pub mod phases;
 pub mod placement;
 pub mod rtt;

@@ -21,7 +21,7 @@ use crate::certs::CertStore;
 use crate::cli::RunArgs;
 use crate::evidence::{self, environment, write};
 use crate::floor;
-use crate::measure::{self, capacity, rtt};
+use crate::measure::{self, capacity, open_loop, rtt};
 use crate::peers;
 use crate::remote;
 use crate::report;
@@ -38,6 +38,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         (args.set.certs.clone(), args.set.groups.clone())
     };
     let rtts = args.rtt.as_deref().map(plan::parse_rtts).transpose()?;
+    // Checked before anything is measured.
+    open_loop_options(&args, 0, Duration::ZERO).check()?;
     let request = args.request || rtts.is_some();
     // Peer tools are looked up before measuring (`--require-peers` fails fast); peer
     // arms run on plain loopback only.
@@ -139,7 +141,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         eprintln!("collector: timing the public-key primitives for the crypto floor");
         let mut planned = specs.clone();
-        if !args.concurrency.is_empty() {
+        if !args.concurrency.is_empty() || !args.open_loop_rates.is_empty() {
             planned.push(capacity::base_spec(&certs, &groups));
         }
         floor::measure_planned(&planned, record::FLOOR_OPS)?
@@ -190,7 +192,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         Vec::new()
     };
-    if !args.concurrency.is_empty() && !stop.load(Ordering::SeqCst) {
+    let load_arms = !args.concurrency.is_empty() || !args.open_loop_rates.is_empty();
+    if load_arms && !stop.load(Ordering::SeqCst) {
         let spec = capacity::base_spec(&certs, &groups);
         let spec = ArmSpec {
             fault: match args.inject_capacity_drops {
@@ -208,6 +211,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             io_timeout,
             &stop,
         )?);
+        if !args.open_loop_rates.is_empty() {
+            let opts = open_loop_options(&args, seed, io_timeout);
+            arms.extend(open_loop::arms(&spec, &opts, &cert_store, &stop)?);
+        }
     }
     let mut peer = peer_phase.run(&peers::Context {
         quick: args.quick,
@@ -275,6 +282,22 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         summary: false,
     };
     finish(&args.out, &evidence, finished - started, interrupted)
+}
+
+/// The open-loop sweep as the flags ask for it (Poisson schedules seeded from the run's seed).
+pub(crate) fn open_loop_options(
+    args: &RunArgs,
+    seed: u64,
+    io_timeout: Duration,
+) -> open_loop::Options {
+    open_loop::Options {
+        rates: args.open_loop_rates.clone(),
+        window: Duration::from_secs(args.open_loop_seconds),
+        arrival: args.arrival,
+        seed,
+        workers: args.open_loop_workers,
+        io_timeout,
+    }
 }
 
 /// Writes the evidence, prints the summary, and turns the outcome into an exit status:

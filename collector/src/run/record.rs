@@ -159,6 +159,19 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
     if !args.concurrency.is_empty() {
         put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client; a connection counts only with the server's report for it (a missing or failed one is a failed connection, an empty one an error); per_second counts handshakes completed inside the window, after_window the rest; client and server threads run in this one process and share this host's CPUs, the clients on the client CPUs and the server workers on the server CPUs of --placement (capacity.cpu_sharing)", args.concurrency, args.capacity_seconds, capacity::WARMUP_PER_CLIENT));
     }
+    if !args.open_loop_rates.is_empty() {
+        put(
+            "open_loop",
+            super::open_loop_options(args, plan.seed, io_timeout).describe(),
+        );
+        let knees: Vec<String> = shared::open_loop::sweeps(arms)
+            .iter()
+            .map(|s| format!("{}: {}", s.label, s.knee()))
+            .collect();
+        if !knees.is_empty() {
+            put("open_loop_knee", knees.join(" · "));
+        }
+    }
     if interrupted {
         let done: u64 = arms.iter().map(|a| a.attempted).sum();
         put(

@@ -6,6 +6,7 @@ use std::fmt;
 mod arm;
 mod bounds;
 mod locate;
+mod open_loop;
 mod phases;
 #[cfg(not(target_arch = "wasm32"))]
 mod placement;
@@ -194,6 +195,7 @@ impl Evidence {
             phases::check(arm, self.summary, &at, &mut bad);
             #[cfg(not(target_arch = "wasm32"))]
             placement::check(arm, self.summary, &at, &mut bad);
+            open_loop::check(arm, &at, &mut bad);
             bounds::check_arm(arm, &at, &mut bad);
         }
         bounds::check_rest(self, &mut bad);

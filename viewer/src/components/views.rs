@@ -11,6 +11,7 @@ use crate::data::filter::ArmFilter;
 use crate::data::format::{fmt_ratio, fmt_us};
 use crate::data::load::LoadedRun;
 use crate::data::matrix::{matrices, Matrix};
+use crate::data::open_loop::{sweep_tables, SweepTable, HEAD as OPEN_LOOP_HEAD};
 use crate::data::phases::{waterfalls, Waterfall};
 use crate::data::series::{capacity_lines, ttfb_lines, CapacityMetric};
 use crate::data::stacks::{stack_latencies, stack_speedups, StackSpeedup};
@@ -34,6 +35,7 @@ pub fn RunViews(props: &ViewsProps) -> Html {
     let p99 = capacity_lines(ev, f, CapacityMetric::P99);
     let ttfb = ttfb_lines(ev, f);
     let falls = waterfalls(ev, f);
+    let sweeps = sweep_tables(ev, f);
     // (id, heading, what it shows, data): one `<Chart>` in a loop rather than one per
     // view keeps the generated markup code small.
     let mut charts: Vec<(&str, &str, &str, ChartSpec)> = Vec::new();
@@ -91,7 +93,29 @@ pub fn RunViews(props: &ViewsProps) -> Html {
         if !speedups.is_empty() { {speedup_table(&speedups)} }
         for grid in grids.iter() { {grid_table(grid)} }
         if !falls.is_empty() { {phase_table(&falls)} }
+        for t in sweeps.iter() { {sweep_table(t)} }
     </>}
+}
+
+/// One open-loop sweep: its knee in words, then a row per offered rate.
+fn sweep_table(t: &SweepTable) -> Html {
+    html! {
+        <div class="open-loop">
+            <h4>{format!("Open-loop capacity: {}", t.label)}</h4>
+            <p class="knee">{format!("Knee: {}", t.knee)}</p>
+            <table class="arms open-loop">
+                <caption>{t.caption.clone()}</caption>
+                <thead><tr>
+                    for h in OPEN_LOOP_HEAD { <th scope="col">{h}</th> }
+                </tr></thead>
+                <tbody>
+                for r in t.rows.iter() {
+                    <tr>{r.iter().map(|(c, text)| td(*c, None, text.clone())).collect::<Html>()}</tr>
+                }
+                </tbody>
+            </table>
+        </div>
+    }
 }
 
 /// "Where the time goes" as a table: measured p50, the model's prediction and parts.

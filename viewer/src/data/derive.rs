@@ -158,7 +158,14 @@ pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
             }
             // Under load, or timed to the first response byte, it is another series.
             if let Some(cap) = &resumed.capacity {
-                group.push_str(&format!(" · {} clients", cap.clients));
+                match &cap.open_loop {
+                    Some(o) => group.push_str(&format!(
+                        " · open loop {}/s, {} workers",
+                        shared::open_loop::rate(o.offered_per_s),
+                        cap.clients
+                    )),
+                    None => group.push_str(&format!(" · {} clients", cap.clients)),
+                }
             } else if resumed.ttfb && resumed.rtt_ms.is_none() {
                 group.push_str(" · TTFB");
             }

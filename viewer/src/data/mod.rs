@@ -11,6 +11,7 @@ pub mod index;
 pub mod load;
 pub mod markdown;
 pub mod matrix;
+pub mod open_loop;
 pub mod permalink;
 pub mod phases;
 pub mod series;

@@ -82,13 +82,14 @@ fn capacity_label(arm: &Arm) -> String {
     )
 }
 
-/// Capacity arms as lines against `clients` (full and resumed apart); arms with an error
-/// or no successful connection are left out.
+/// Closed-loop capacity arms as lines against `clients` (full and resumed apart); arms
+/// with an error or no successful connection are left out, and so are open-loop arms
+/// (their x is an offered rate: `data::open_loop`).
 pub fn capacity_lines(ev: &Evidence, filter: &ArmFilter, metric: CapacityMetric) -> Vec<Line> {
     let mut lines = Vec::new();
     for a in ev.arms.iter().filter(|a| filter.matches(a)) {
         let Some(cap) = &a.capacity else { continue };
-        if no_result(a).is_some() {
+        if no_result(a).is_some() || cap.open_loop.is_some() {
             continue;
         }
         let x = cap.clients as f64;
@@ -276,9 +277,28 @@ mod tests {
                 rate_iqr_per_s: [rate - 10.0, rate + 10.0],
                 after_window: 0,
                 cpu_sharing: None,
+                open_loop: None,
             });
             ev.arms.push(a);
         }
+        // An open-loop arm (its load is an offered rate, not a number of clients) is not
+        // a point on these lines.
+        let mut open = ev.arms[ev.arms.len() - 1].clone();
+        open.id = "open-loop".into();
+        open.capacity.as_mut().unwrap().open_loop = Some(shared::OpenLoop {
+            arrival: shared::Arrival::Constant,
+            seed: None,
+            offered_per_s: 100.0,
+            window_s: 1,
+            scheduled: 2,
+            achieved_per_s: 2.0,
+            late_threshold_us: 1000.0,
+            late: 0,
+            lateness_us: None,
+            give_up_after_us: 1e6,
+            not_started: 0,
+        });
+        ev.arms.push(open);
         let rate = capacity_lines(&ev, &ArmFilter::default(), CapacityMetric::Rate);
         assert_eq!(rate.len(), 2);
         assert_eq!(rate[0].label, "full · tls1.3 ecdsa-p256 x25519");
@@ -286,6 +306,7 @@ mod tests {
         let pts: Vec<(f64, f64)> = rate[0].points.iter().map(|p| (p.x, p.y)).collect();
         assert_eq!(pts, [(1.0, 500.0), (2.0, 900.0)]);
         assert_eq!(rate[0].points[0].spread, Some([490.0, 510.0]));
+        assert_eq!(rate[1].points.len(), 1, "the closed-loop resumed arm alone");
         let p99 = capacity_lines(&ev, &ArmFilter::default(), CapacityMetric::P99);
         assert_eq!(p99[0].points[0].y, 30.0);
         ev.arms[3].error = Some("failed".into());

@@ -12,37 +12,40 @@ use crate::measure::{check_side, ArmRun};
 /// One successful client connection of a capacity arm. Times are offsets from one origin
 /// taken before the client threads start.
 #[derive(Debug, Clone)]
-pub(super) struct Conn {
+pub(in crate::measure) struct Conn {
     /// When its timer started.
-    pub(super) started: Duration,
+    pub(in crate::measure) started: Duration,
     /// Its timed window (connect + handshake).
-    pub(super) elapsed: Duration,
-    pub(super) facts: Option<Handshake>,
-    pub(super) local_port: u16,
+    pub(in crate::measure) elapsed: Duration,
+    /// How long before `started` it was meant to start (open-loop arms: its lateness;
+    /// zero in a closed loop). Its sample is `queued + elapsed`.
+    pub(in crate::measure) queued: Duration,
+    pub(in crate::measure) facts: Option<Handshake>,
+    pub(in crate::measure) local_port: u16,
 }
 
 /// One client thread's timed connections.
 #[derive(Debug, Default)]
-pub(super) struct ClientLog {
+pub(in crate::measure) struct ClientLog {
     /// When this thread's window opened, and when its last connection ended.
-    pub(super) start: Duration,
-    pub(super) end: Duration,
+    pub(in crate::measure) start: Duration,
+    pub(in crate::measure) end: Duration,
     /// Untimed warm-up connections made, and how many of them failed.
-    pub(super) warmup: (u64, u64),
-    pub(super) done: Vec<Conn>,
-    pub(super) failed: u64,
-    pub(super) first_failure: Option<String>,
+    pub(in crate::measure) warmup: (u64, u64),
+    pub(in crate::measure) done: Vec<Conn>,
+    pub(in crate::measure) failed: u64,
+    pub(in crate::measure) first_failure: Option<String>,
 }
 
 /// What the server reported for one connection, by the client's port.
-pub(super) type Report = (u16, std::result::Result<Option<Handshake>, String>);
+pub(in crate::measure) type Report = (u16, std::result::Result<Option<Handshake>, String>);
 
 /// Turns the clients' logs and the server's reports into the arm's run and its
 /// per-second timeline, as the main loop would: a connection the server reported nothing
 /// for, or reported a failure for, is a failed connection; an empty report or one that
 /// breaks the arm's promise is a problem (the arm's error). Only handshakes completed
 /// inside the window count in `per_second`; the others are `after_window`.
-pub(super) fn account(
+pub(in crate::measure) fn account(
     spec: &ArmSpec,
     logs: Vec<ClientLog>,
     reports: Vec<Report>,
@@ -83,7 +86,7 @@ pub(super) fn account(
                 continue;
             }
         };
-        run.record_sample(c.elapsed);
+        run.record_sample(c.queued + c.elapsed);
         let mut problems = Vec::new();
         for (side, facts) in [(Side::Client, &c.facts), (Side::Server, &server)] {
             let name = if side == Side::Client {
@@ -142,6 +145,7 @@ mod tests {
         Conn {
             started: MS * started_ms as u32,
             elapsed: MS,
+            queued: Duration::ZERO,
             facts: hs(Full),
             local_port: port,
         }
@@ -198,6 +202,22 @@ mod tests {
         assert_eq!(run.samples_us.len(), 5, "it is still a measured connection");
         // The wall time of the timed connections: the longest thread.
         assert_eq!(run.timed_wall, MS * 2100);
+    }
+
+    #[test]
+    fn a_queued_connection_counts_its_wait_in_its_sample_but_completes_when_it_did() {
+        // Open loop: meant to start at 100 ms, began at 900 ms (800 ms queued), 1 ms
+        // handshake: a sample of 801 ms, completed at 901 ms, in the first second.
+        let mut late = conn(1, 900);
+        late.queued = 800 * MS;
+        let (run, per_second, after) = account(
+            &spec(),
+            vec![log(0, 901, vec![late])],
+            vec![(1, Ok(hs(Full)))],
+            2 * MS * 1000,
+        );
+        assert_eq!(run.samples_us, [801_000.0]);
+        assert_eq!((per_second, after), (vec![1.0, 0.0], 0));
     }
 
     #[test]

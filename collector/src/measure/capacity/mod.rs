@@ -3,7 +3,7 @@
 //! main loop; the result is a per-second timeline of handshakes completed inside the
 //! window and the latency under that load.
 
-mod account;
+pub(super) mod account;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
@@ -128,6 +128,7 @@ pub fn run(
                             Ok(c) => log.done.push(Conn {
                                 started: c.started.saturating_duration_since(origin),
                                 elapsed: c.elapsed,
+                                queued: Duration::ZERO,
                                 facts: c.facts,
                                 local_port: c.local_port,
                             }),
@@ -179,6 +180,7 @@ pub fn run(
         per_second,
         after_window,
         cpu_sharing: Some(cpu_sharing(clients)),
+        open_loop: None,
     };
     Ok((run, capacity))
 }

@@ -1,0 +1,58 @@
+//! The summary's open-loop section.
+
+use shared::Mode;
+
+use super::*;
+use crate::measure::open_loop::test_arm;
+
+#[test]
+fn the_open_loop_section_shows_each_rate_and_names_the_knee() {
+    let mut e = shared::sample::evidence();
+    let mut slow = test_arm(
+        "full-400",
+        Mode::Full,
+        400.0,
+        390.0,
+        vec![900.0, 1000.0, 2000.0, 2500.0],
+    );
+    slow.failed = 1;
+    slow.attempted = 5;
+    e.arms = vec![
+        slow,
+        test_arm(
+            "full-200",
+            Mode::Full,
+            200.0,
+            199.0,
+            vec![300.0, 310.0, 320.0, 330.0],
+        ),
+    ];
+    let out = open_loop(&e);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[1],
+        "Open-loop capacity (latency from each connection's intended start; late: began more than 1.00 ms after it):"
+    );
+    assert_eq!(
+        lines[2].trim(),
+        "rustls tls1.3 full ecdsa-p256 x25519 · constant arrivals · 4 client workers"
+    );
+    // In order of offered rate, whatever the order of the arms.
+    let row = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(
+        row(lines[4]),
+        [
+            "200", "199.0", "310.0", "µs", "330.0", "µs", "0", "of", "4", "20.0", "µs", "50.0",
+            "µs", "0", "0", "of", "4"
+        ]
+    );
+    assert_eq!(row(lines[5])[..5], ["400", "390.0", "1.00", "ms", "2.50"]);
+    assert_eq!(row(lines[5])[row(lines[5]).len() - 3..], ["1", "of", "5"]);
+    assert_eq!(
+        lines[6],
+        "  knee: p99 more than doubles above 200 new connections/s: 2.50 ms at 400/s against 330 µs at 200/s; \
+         achieved stays within 10% of offered up to 400 new connections/s"
+    );
+    // A run without open-loop arms has no such section.
+    assert_eq!(open_loop(&shared::sample::evidence()), "");
+}
