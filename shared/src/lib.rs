@@ -22,7 +22,7 @@ pub mod sample;
 pub use history::{ArmKey, BriefArm, History, HistoryBuilder, RunBrief};
 pub use ids::{ArmsById, FirstIndex};
 pub use index::{IndexEntry, ResultsIndex};
-pub use probe::{Capability, ServerProbe};
+pub use probe::{Capability, CertVerification, CertificateTrust, ServerProbe};
 pub use schema::*;
 pub use validate::{
     ArmKind, EvidenceError, Violation, MAX_HOST_NAME, MAX_ID, MAX_RATE_PER_S, MAX_RATIO,

@@ -50,9 +50,12 @@ fn a_full_and_a_resumed_arm_of_one_handshake_are_one_cell() {
     assert!(same_cell(&full(), &full()));
 }
 
+/// One field changed, named.
+type Change = fn(&mut Arm);
+
 #[test]
 fn every_difference_but_the_mode_makes_another_cell() {
-    let changes: [(&str, fn(&mut Arm)); 8] = [
+    let changes: [(&str, Change); 8] = [
         ("stack", |a| a.stack = Stack::Nginx),
         ("protocol", |a| a.protocol = Protocol::Tls12),
         ("cert", |a| a.cert = Some(CertKind::Rsa2048)),

@@ -209,6 +209,8 @@ fn a_probe_host_is_a_host_name() {
                 rtt_multiples: Default::default(),
                 findings: Vec::new(),
                 sent: String::new(),
+                certificate_trust: None,
+                verification: Default::default(),
             })
         })
     };
