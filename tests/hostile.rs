@@ -186,8 +186,9 @@ fn many_arm_pairs(n: usize) -> Evidence {
     );
     ev.arms.truncate(1);
     ev.comparisons.clear();
-    // Ids of one length that differ only at the end: each compare reads the whole id.
-    let prefix = "p".repeat(200);
+    // Ids of one length (112 bytes, under the 128-byte limit) that differ only at the
+    // end: each compare reads the whole id.
+    let prefix = "p".repeat(100);
     for i in 0..n {
         let (mut f, mut r) = (full.clone(), resumed.clone());
         f.id = format!("{prefix}-full-{i:06}");

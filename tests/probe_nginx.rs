@@ -1,17 +1,19 @@
 //! `collector probe` against nginx on loopback, from a config the test writes: the
 //! capability findings match the config (tickets and the session cache on or off, TLS
-//! 1.2 disabled, the PQ group absent). Skipped, with a printed line, where nginx is not
-//! installed.
+//! 1.2 disabled, the PQ group absent), and trust is a finding apart from capability (a
+//! plain self-signed certificate is untrusted, its TLS 1.3 still found). Skipped, with a
+//! printed line, where nginx is not installed.
 
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use e2e::probe_checks::{expect, run_probe, sound};
-use e2e::tls_files::make_certs;
+use e2e::probe_checks::{expect, run_probe_with, sound};
+use e2e::tls_files::{make_certs, make_self_signed};
 use e2e::{read_evidence, scratch};
-use shared::{Evidence, Mode, Protocol, ServerProbe};
+use shared::{CertVerification, Evidence, Mode, Protocol, ServerProbe};
 
 fn have_nginx(test: &str) -> bool {
     let found = Command::new("nginx").arg("-v").output().is_ok();
@@ -69,10 +71,23 @@ fn start(dir: &Path, ssl: &str) -> (Nginx, u16) {
 }
 
 fn probe(name: &str, ssl: &str) -> (Evidence, ServerProbe, PathBuf) {
+    let (e, p, _, dir) = probe_with(name, ssl, make_certs, &[]);
+    (e, p, dir)
+}
+
+/// nginx with the certificates `certs` writes (keys in the test's own 0700 folder),
+/// probed with `more` arguments; the probe must succeed.
+fn probe_with(
+    name: &str,
+    ssl: &str,
+    certs: fn(&Path),
+    more: &[&str],
+) -> (Evidence, ServerProbe, Output, PathBuf) {
     let dir = scratch(name);
-    make_certs(&dir);
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    certs(&dir);
     let (server, port) = start(&dir, ssl);
-    let out = run_probe(&dir, port);
+    let out = run_probe_with(&dir, port, more);
     drop(server);
     assert!(
         out.status.success(),
@@ -81,7 +96,32 @@ fn probe(name: &str, ssl: &str) -> (Evidence, ServerProbe, PathBuf) {
     );
     let e = read_evidence(&dir.join("results"));
     let p = e.probe.clone().expect("probe findings");
-    (e, p, dir)
+    (e, p, out, dir)
+}
+
+/// The findings line that starts with `trust:`, as the viewer reads it from the extra.
+fn trust_line(e: &Evidence) -> String {
+    let findings = &e.run.settings.extra["probe_findings"];
+    findings
+        .split(" · ")
+        .find(|l| l.starts_with("trust: "))
+        .unwrap_or_else(|| panic!("no trust line in {findings}"))
+        .to_string()
+}
+
+/// What each timed TLS arm recorded about verification.
+fn verification(e: &Evidence, p: &ServerProbe) -> Vec<(String, CertVerification)> {
+    e.arms
+        .iter()
+        .filter(|a| a.protocol != Protocol::Tcp && a.skipped.is_none())
+        .map(|a| {
+            let v = p.verification.get(&a.id);
+            (
+                a.id.clone(),
+                *v.unwrap_or_else(|| panic!("{}: no record", a.id)),
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -113,6 +153,100 @@ fn nginx_with_a_shared_cache_and_tickets_resumes_every_way() {
         .iter()
         .filter(|a| a.mode == Mode::Resumed && !a.id.contains("0rtt"))
         .all(|a| a.latency_us.is_some()));
+    // Signed by the CA it was given: trusted, and every timed TLS arm verified.
+    assert_eq!(trust_line(&e), "trust: trusted");
+    let t = p.certificate_trust.as_ref().unwrap();
+    assert!(t.trusted && t.reason.is_none(), "{t:?}");
+    let verified = verification(&e, &p);
+    assert_eq!(verified.len(), 5, "{verified:?}");
+    assert!(verified.iter().all(|v| v.1 == CertVerification::Webpki));
+    sound(&e);
+}
+
+const SELF_SIGNED: &str =
+    "ssl_protocols TLSv1.2 TLSv1.3;\n    ssl_session_cache shared:hlab:1m;\n    ssl_session_tickets on;";
+
+#[test]
+fn a_self_signed_ca_certificate_is_untrusted_and_its_tls13_still_found() {
+    if !have_nginx("a_self_signed_ca_certificate_is_untrusted_and_its_tls13_still_found") {
+        return;
+    }
+    // `openssl req -x509`'s certificate (CA:TRUE) passed as the root to trust: WebPKI
+    // refuses a CA certificate as the server's own.
+    let (e, p, out, _) = probe_with(
+        "probe-nginx-self-signed",
+        SELF_SIGNED,
+        make_self_signed,
+        &[],
+    );
+    expect(
+        &p,
+        &[
+            ("tls1.3", true),
+            ("tls1.2", true),
+            ("x25519", true),
+            ("tls1.3 tickets", true),
+            ("tls1.2 session ids", true),
+        ],
+    );
+    assert_eq!(
+        trust_line(&e),
+        "trust: untrusted: CA certificate used as end entity"
+    );
+    let t = p.certificate_trust.as_ref().unwrap();
+    assert_eq!(
+        (t.trusted, t.reason.as_deref()),
+        (false, Some("CA certificate used as end entity"))
+    );
+    // Not timed unverified unasked: every TLS arm is skipped with the reason and the
+    // way out; TCP connect is measured.
+    for a in &e.arms {
+        if a.protocol == Protocol::Tcp {
+            assert!(a.latency_us.is_some(), "{}", a.id);
+            continue;
+        }
+        let why = a.skipped.as_deref().unwrap_or("");
+        assert!(
+            why.starts_with("untrusted: CA certificate used as end entity; pass --insecure")
+                || why.starts_with("0-rtt"),
+            "{}: {why}",
+            a.id
+        );
+    }
+    assert!(p.verification.is_empty(), "{:?}", p.verification);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pass --insecure"));
+    sound(&e);
+}
+
+#[test]
+fn insecure_times_an_untrusted_server_and_records_verification_off() {
+    if !have_nginx("insecure_times_an_untrusted_server_and_records_verification_off") {
+        return;
+    }
+    let (e, p, _, _) = probe_with(
+        "probe-nginx-insecure",
+        SELF_SIGNED,
+        make_self_signed,
+        &["--insecure"],
+    );
+    assert_eq!(
+        trust_line(&e),
+        "trust: untrusted: CA certificate used as end entity",
+        "--insecure changes what is timed, not what is found"
+    );
+    let unverified = verification(&e, &p);
+    assert_eq!(unverified.len(), 5, "{unverified:?}");
+    assert!(unverified.iter().all(|v| v.1 == CertVerification::Skipped));
+    for (id, _) in &unverified {
+        let a = e.arms.iter().find(|a| &a.id == id).unwrap();
+        assert!(a.latency_us.is_some(), "{id} was timed");
+    }
+    let extra = &e.run.settings.extra;
+    assert!(
+        extra["probe_certificate_verification"].starts_with("verification: off"),
+        "{extra:?}"
+    );
+    assert!(e.run.command_line.iter().any(|a| a == "--insecure"));
     sound(&e);
 }
 

@@ -225,3 +225,7 @@ pub fn run_ratio(
     };
     Some(RunRatio { ratio, ci95, no_ci })
 }
+
+#[cfg(test)]
+#[path = "cluster_tests.rs"]
+mod tests;

@@ -26,10 +26,11 @@ pub use ids::{ArmsById, FirstIndex};
 pub use index::{IndexEntry, ResultsIndex};
 pub use open_loop::{Lateness, OpenLoop};
 pub use placement::{ArmPlacement, RunPlacement, Tracing};
-pub use probe::{Capability, ServerProbe};
+pub use probe::{Capability, CertVerification, CertificateTrust, ServerProbe};
 pub use schema::*;
 pub use validate::{
-    ArmKind, EvidenceError, Violation, MAX_RATE_PER_S, MAX_RATIO, MAX_RTT_MS, MAX_SECONDS, MAX_US,
+    ArmKind, EvidenceError, Violation, MAX_HOST_NAME, MAX_ID, MAX_RATE_PER_S, MAX_RATIO,
+    MAX_RTT_MS, MAX_SECONDS, MAX_TIME, MAX_US, MAX_VERSION,
 };
 pub use verdict::{is_regression, Verdict};
 

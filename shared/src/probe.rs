@@ -46,6 +46,42 @@ pub struct ServerProbe {
     pub findings: Vec<String>,
     /// Exactly what the probe sends and how often, in words.
     pub sent: String,
+    /// What WebPKI (the roots in `trust`, the name in `sni`) said of the server's
+    /// certificate. Discovery accepts any certificate and records this, so what the
+    /// server offers is found whether or not it is trusted. Null when no handshake
+    /// presented a certificate (and in files written before the field).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certificate_trust: Option<CertificateTrust>,
+    /// Per TLS arm that was timed: what its timed connections did with the server's
+    /// certificate (verification is part of a client's cost). Resumed handshakes present
+    /// no certificate, so nothing is verified in them either way.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub verification: BTreeMap<String, CertVerification>,
+}
+
+/// What WebPKI said of a probed server's certificate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CertificateTrust {
+    pub trusted: bool,
+    /// Why not, in words: "CA certificate used as end entity", "unknown issuer",
+    /// "expired", "name mismatch (…)", …; null when trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The verifier's error as rustls prints it; null when trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What a probe arm's timed connections did with the server's certificate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CertVerification {
+    /// Verified by WebPKI (chain to the roots, validity, name) on every handshake that
+    /// presented a certificate, as a client that verifies does.
+    Webpki,
+    /// `--insecure`: accepted without verification (the handshake signature is still
+    /// checked); the latency leaves out a verifying client's cost.
+    Skipped,
 }
 
 impl ServerProbe {

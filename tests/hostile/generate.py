@@ -110,8 +110,16 @@ add("error-ratio-1e300.json", mutated(lambda e: e["comparisons"][0].update(p50_r
 add("error-load-average-inf.json", swap(b'"before": [', b'"before": [1e999, '), "a load average of 1e999")
 
 # --- Strings: long, markup, formulas, odd characters -------------------------------------
-add("render-long-hostname-200k.json", mutated(lambda e: e["environment"].update(hostname="h" * 200_000)), "a 200,000-character host name (shown cut)")
-add("render-long-arm-id.json", mutated(lambda e: rename_arm(e, 1, "tls13-" + "x" * 20_000)), "a 20,000-character arm id")
+# Identity strings have real limits (shared/src/validate/strings.rs): a host name 253
+# bytes, run and arm ids 128, versions 256. Past them a file is refused, at the limit it
+# renders.
+add("error-long-hostname-200k.json", mutated(lambda e: e["environment"].update(hostname="h" * 200_000)), "a 200,000-character host name (a host name is at most 253 bytes)")
+add("error-hostname-254.json", mutated(lambda e: e["environment"].update(hostname="h" * 254)), "a 254-byte host name, one past a DNS name's 253")
+add("render-hostname-253.json", mutated(lambda e: e["environment"].update(hostname="h" * 253)), "a 253-byte host name, a DNS name's limit (shown cut)")
+add("error-long-arm-id.json", mutated(lambda e: rename_arm(e, 1, "tls13-" + "x" * 20_000)), "a 20,000-character arm id (an arm id is at most 128 bytes)")
+add("error-long-run-id.json", mutated(lambda e: e["run"].update(id="r" * 129)), "a 129-byte run id (at most 128)")
+add("error-long-tool-version.json", mutated(lambda e: e["run"]["tool"].update(version="1." * 100_000)), "a 200,000-character collector version (a version is at most 256 bytes)")
+add("error-long-tls-library-version.json", mutated(lambda e: e["environment"]["tls_library"].update(version="9" * 257)), "a 257-byte TLS library version")
 def markup(e):
     e["environment"]["hostname"] = MARKUP
     e["environment"]["cpu_model"] = MARKUP

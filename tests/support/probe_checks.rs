@@ -11,8 +11,14 @@ use crate::collector;
 /// `dir/results`: 10 samples, no pause, a rate cap no loopback server reaches, seed 1
 /// (quick, and repeatable).
 pub fn run_probe(dir: &Path, port: u16) -> Output {
+    run_probe_with(dir, port, &[])
+}
+
+/// [`run_probe`] with more arguments (e.g. `--insecure`).
+pub fn run_probe_with(dir: &Path, port: u16, more: &[&str]) -> Output {
     collector()
         .args(["probe", &format!("localhost:{port}")])
+        .args(more)
         .args(["--ca", dir.join("ca.pem").to_str().unwrap()])
         .args(["--samples", "10", "--rate", "2000", "--pause-ms", "0"])
         .args(["--seed", "1", "--out"])

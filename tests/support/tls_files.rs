@@ -86,3 +86,34 @@ pub fn make_certs(dir: &Path) {
         ],
     );
 }
+
+/// A plain self-signed `localhost` certificate as `openssl req -x509` makes one
+/// (basicConstraints CA:TRUE), in `dir`: leaf.pem and leaf.key, and the same certificate
+/// as ca.pem (the root a client is given to trust it).
+pub fn make_self_signed(dir: &Path) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            "leaf.key",
+            "-out",
+            "leaf.pem",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-addext",
+            "subjectAltName=DNS:localhost",
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+        ],
+    );
+    std::fs::copy(dir.join("leaf.pem"), dir.join("ca.pem")).unwrap();
+}

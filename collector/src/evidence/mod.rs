@@ -396,3 +396,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "cell_tests.rs"]
+mod cell_tests;

@@ -10,7 +10,8 @@ use crate::cli::{MAX_BOOTSTRAP, MAX_IO_TIMEOUT_MS, MAX_ROUNDS, MAX_SAMPLES};
 #[command(
     after_help = "What a probe sends: see the README (\"collector probe\"). Exit status: 0; 3 an arm's \
 evidence carries an error (e.g. a resumption the server offered stopped working); 1 the server \
-could not be reached or trusted, or another error; 2 bad arguments."
+could not be reached, or another error; 2 bad arguments. An untrusted server is a finding, not \
+an error: its trust is reported, and its TLS arms are timed only with --insecure."
 )]
 pub struct ProbeArgs {
     /// The server: `HOST:PORT` (a name, an IPv4 address, or `[IPv6]:PORT`).
@@ -29,6 +30,15 @@ pub struct ProbeArgs {
     /// Trust the operating system's root certificates (read with rustls-native-certs).
     #[arg(long)]
     pub system_roots: bool,
+
+    /// INSECURE: time the TLS arms without verifying the server's certificate (any
+    /// certificate is accepted, as `curl -k` does; the handshake signature is still
+    /// checked), so the latencies leave out a verifying client's cost. Recorded in the
+    /// evidence. Without it, the TLS arms of a server the roots do not trust are skipped.
+    /// Discovery never needs it: it accepts any certificate and reports trust (with
+    /// --ca or --system-roots, still required) as a finding of its own.
+    #[arg(long)]
+    pub insecure: bool,
 
     /// The server name to send (SNI) and to verify the certificate against [default:
     /// HOST].

@@ -1,5 +1,8 @@
 //! What the server offers, found with a few untimed (but paced) connections, each with
 //! one thing changed: the version, the group, the resumption mechanism, early data.
+//! Every discovery connection accepts any certificate and records what WebPKI said of
+//! it ([`Check::RecordOnly`]): whether the server is trusted is a finding of its own, and
+//! never turns into "no TLS 1.3".
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -8,7 +11,10 @@ use anyhow::Result;
 use shared::probe::find_capability;
 use shared::{Capability, KxGroup, Protocol};
 
-use crate::arms::remote::{Client, Resume, Seen, Target};
+use crate::arms::remote::{Check, Client, Resume, Seen, Target};
+
+/// How discovery treats the server's certificate.
+const DISCOVER: Check = Check::RecordOnly;
 
 /// Everything discovery learned, and why each arm will or will not run.
 pub struct Discovery {
@@ -22,6 +28,9 @@ pub struct Discovery {
     /// The group each version's arms pin: X25519 where accepted, else the first group
     /// accepted in that version.
     pub group: BTreeMap<Protocol, KxGroup>,
+    /// What WebPKI (the given roots, the SNI) said of the certificate of the first
+    /// handshake that presented one; None when no handshake completed.
+    pub trust: Option<Result<(), rustls::Error>>,
 }
 
 impl Discovery {
@@ -83,10 +92,11 @@ pub fn discover(target: &Arc<Target>) -> Result<Discovery> {
         signature_schemes: Vec::new(),
         chain: None,
         group: BTreeMap::new(),
+        trust: None,
     };
     let mut offered = Vec::new();
     for (name, p) in [("tls1.3", Protocol::Tls13), ("tls1.2", Protocol::Tls12)] {
-        let seen = Client::new(target.clone(), &[p], None, Resume::Off, false)?.connect();
+        let seen = Client::new(target.clone(), &[p], None, Resume::Off, false, DISCOVER)?.connect();
         if let Ok(s) = &seen {
             offered.push(p);
             d.cipher_suites
@@ -94,6 +104,9 @@ pub fn discover(target: &Arc<Target>) -> Result<Discovery> {
             d.signature_schemes
                 .push(format!("{name}: {}", opt(s.verified.scheme)));
             d.chain = d.chain.or(s.verified.chain);
+            if d.trust.is_none() {
+                d.trust = s.verified.verdict.clone();
+            }
         }
         d.protocols.push(cap(
             name,
@@ -114,8 +127,15 @@ pub fn discover(target: &Arc<Target>) -> Result<Discovery> {
                 Protocol::Tls12 => format!("tls1.2 {g}"),
                 _ => g.to_string(),
             };
-            let r = match Client::new(target.clone(), &[p], Some(&[g]), Resume::Off, false)?
-                .connect()
+            let r = match Client::new(
+                target.clone(),
+                &[p],
+                Some(&[g]),
+                Resume::Off,
+                false,
+                DISCOVER,
+            )?
+            .connect()
             {
                 Ok(s) if s.facts.kx_group == Some(crate::measure::named_group(g)) => {
                     accepted.push(g);
@@ -159,6 +179,7 @@ pub fn discover(target: &Arc<Target>) -> Result<Discovery> {
             Some(&[group]),
             Resume::Tls13,
             true,
+            DISCOVER,
         )?;
         let first = c.connect();
         let max = c.store.counts().1;
@@ -200,7 +221,14 @@ fn resumes(
     group: KxGroup,
     resume: Resume,
 ) -> Result<std::result::Result<String, String>> {
-    let c = Client::new(target.clone(), &[p], Some(&[group]), resume, false)?;
+    let c = Client::new(
+        target.clone(),
+        &[p],
+        Some(&[group]),
+        resume,
+        false,
+        DISCOVER,
+    )?;
     if let Err(e) = c.connect() {
         return Ok(Err(err(e)));
     }

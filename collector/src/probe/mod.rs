@@ -8,6 +8,7 @@ pub mod args;
 mod discover;
 mod report;
 mod settings;
+mod trust;
 
 use std::collections::BTreeMap;
 use std::net::ToSocketAddrs;
@@ -20,12 +21,13 @@ use anyhow::{anyhow, bail, Context, Result};
 use shared::{Arm, Evidence, Mode, Protocol, Resumption, Run, ServerProbe, Stack, Tool};
 use time::OffsetDateTime;
 
-use crate::arms::remote::{self, Client, Pacer, RemoteSession, RemoteTcp, Resume, Target};
+use crate::arms::remote::{self, Check, Client, Pacer, RemoteSession, RemoteTcp, Resume, Target};
 use crate::arms::{ArmSpec, Fault, PhaseRecording, Session};
 use crate::evidence::{self, environment, write};
 use crate::measure::{self, ArmRun, Plan};
 use crate::run::record;
 use args::ProbeArgs;
+use trust::Timing;
 
 /// The `round_group` of a probe's arms.
 pub const PROBE_LOOP: &str = "probe";
@@ -42,7 +44,7 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
         .with_context(|| format!("resolving {host}"))?
         .next()
         .with_context(|| format!("{host} resolved to no address"))?;
-    let (roots, trust) = settings::roots(&args)?;
+    let (roots, roots_in_words) = settings::roots(&args)?;
     write::check_writable(&args.out)
         .map_err(|e| anyhow!("{e:#} (checked before probing; nothing was sent)"))?;
     let io_timeout = Duration::from_millis(args.io_timeout_ms);
@@ -62,6 +64,14 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
     .connect_once()
     .with_context(|| format!("{host}:{port} cannot be reached; nothing was measured"))?;
     let d = discover::discover(&target)?;
+    let timing = Timing::decide(d.trust.as_ref(), args.insecure);
+    let check = match timing {
+        Timing::Unverified => Check::Skip,
+        _ => Check::Verify,
+    };
+    if let Timing::Refused(why) = &timing {
+        eprintln!("collector: TLS arms not timed: {why}");
+    }
     let plan = Plan {
         samples: args.samples,
         warmup_per_chunk: args.warmup_per_chunk,
@@ -100,13 +110,20 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
             ));
             continue;
         };
-        match d.offers(capability) {
-            Ok(()) => {
-                let client =
-                    Client::new(target.clone(), &[protocol], Some(&[group]), resume, early)?;
+        match (d.offers(capability), &timing) {
+            (Ok(()), Timing::Refused(why)) => skipped.push((spec, why.clone())),
+            (Ok(()), _) => {
+                let client = Client::new(
+                    target.clone(),
+                    &[protocol],
+                    Some(&[group]),
+                    resume,
+                    early,
+                    check,
+                )?;
                 sessions.push((spec, Box::new(RemoteSession { client })));
             }
-            Err(why) => skipped.push((spec, why)),
+            (Err(why), _) => skipped.push((spec, why)),
         }
     }
     eprintln!(
@@ -157,13 +174,23 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
         .iter()
         .filter_map(|a| Some((a.id.clone(), a.latency_us?.p50 / rtt?)))
         .collect();
-    let findings = report::findings(&d);
+    let certificate_trust = trust::finding(d.trust.as_ref());
+    let findings = report::findings(
+        &d,
+        certificate_trust.as_ref(),
+        &timing.describe(&roots_in_words, &sni),
+    );
+    let verification: BTreeMap<String, shared::CertVerification> = arms
+        .iter()
+        .filter(|a| a.protocol != Protocol::Tcp && a.skipped.is_none())
+        .filter_map(|a| Some((a.id.clone(), timing.record()?)))
+        .collect();
     let probe = ServerProbe {
         host: host.clone(),
         port,
         address: addr.to_string(),
         sni,
-        trust,
+        trust: roots_in_words,
         verified_on: VERIFIED_ON.into(),
         protocols: d.protocols.clone(),
         groups: d.groups.clone(),
@@ -177,6 +204,8 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
         rtt_multiples,
         findings: findings.clone(),
         sent: settings::sent(&args, &host),
+        certificate_trust,
+        verification,
     };
     let mut environment = environment::collect(load_before);
     environment.peers = Vec::new();
@@ -195,6 +224,7 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
             &args,
             &plan,
             &probe,
+            &timing,
             &d.group.values().copied().collect::<Vec<_>>(),
             target.pacer.connections(),
         ),

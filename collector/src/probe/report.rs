@@ -4,9 +4,15 @@ use shared::{Arm, ServerProbe};
 
 use super::discover::Discovery;
 
-/// One line per capability, e.g. "resumption: tls1.3 tickets yes, tls1.2 session ids
-/// yes, tls1.2 tickets no".
-pub fn findings(d: &Discovery) -> Vec<String> {
+/// The trust line ("trust: untrusted: CA certificate used as end entity"), then one line
+/// per capability, e.g. "resumption: tls1.3 tickets yes, tls1.2 session ids yes, tls1.2
+/// tickets no", then `verification` (what the timed connections did with the
+/// certificate).
+pub fn findings(
+    d: &Discovery,
+    trust: Option<&shared::CertificateTrust>,
+    verification: &str,
+) -> Vec<String> {
     let line = |title: &str, caps: &[shared::Capability]| {
         let items: Vec<String> = caps
             .iter()
@@ -15,6 +21,7 @@ pub fn findings(d: &Discovery) -> Vec<String> {
         format!("{title}: {}", items.join(", "))
     };
     let mut out = vec![
+        super::trust::line(trust),
         line("versions", &d.protocols),
         line("groups", &d.groups),
         line("resumption", &d.resumption),
@@ -30,6 +37,7 @@ pub fn findings(d: &Discovery) -> Vec<String> {
     if let Some((n, bytes)) = d.chain {
         out.push(format!("chain: {n} certificate(s), {bytes} bytes"));
     }
+    out.push(verification.to_string());
     out
 }
 

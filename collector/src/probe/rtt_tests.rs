@@ -115,6 +115,7 @@ fn a_probe_over_a_20ms_path_sees_the_round_trips() {
                     Some(&[group]),
                     resume,
                     false,
+                    Check::Verify,
                 )
                 .unwrap()
             };

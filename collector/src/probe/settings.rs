@@ -66,6 +66,7 @@ pub(super) fn settings(
     args: &ProbeArgs,
     plan: &Plan,
     p: &ServerProbe,
+    timing: &super::Timing,
     pinned: &[shared::KxGroup],
     connections: u64,
 ) -> Settings {
@@ -80,6 +81,14 @@ pub(super) fn settings(
     );
     put("probe_verified_on", VERIFIED_ON.into());
     put("probe_trust", p.trust.clone());
+    put(
+        "probe_certificate_trust",
+        super::trust::line(p.certificate_trust.as_ref()),
+    );
+    put(
+        "probe_certificate_verification",
+        timing.describe(&p.trust, &p.sni),
+    );
     put("probe_sent", p.sent.clone());
     put(
         "probe_connections",

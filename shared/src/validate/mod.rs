@@ -10,11 +10,13 @@ mod open_loop;
 mod phases;
 #[cfg(not(target_arch = "wasm32"))]
 mod placement;
+mod strings;
 
 use crate::ids::ArmsById;
 use crate::schema::{ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
 pub use arm::ArmKind;
 pub use bounds::{MAX_RATE_PER_S, MAX_RATIO, MAX_RTT_MS, MAX_SECONDS, MAX_US};
+pub use strings::{MAX_HOST_NAME, MAX_ID, MAX_TIME, MAX_VERSION};
 
 /// Why a file is not usable evidence.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -127,7 +129,10 @@ impl Evidence {
         for (i, arm) in self.arms.iter().enumerate() {
             let at = |field: &str| format!("arms[{i}].{field}");
             if by_id.position(&arm.id) != Some(i) {
-                bad(at("id"), format!("arm id `{}` appears twice", arm.id));
+                bad(
+                    at("id"),
+                    format!("arm id `{}` appears twice", strings::quoted(&arm.id)),
+                );
             }
         }
         for (i, arm) in self.arms.iter().enumerate() {
@@ -199,6 +204,7 @@ impl Evidence {
             bounds::check_arm(arm, &at, &mut bad);
         }
         bounds::check_rest(self, &mut bad);
+        strings::check_all(self, &mut bad);
         phases::check_control(&self.arms, &by_id, &self.comparisons, &mut bad);
         for (i, p) in self.primitives.iter().enumerate() {
             if let (Some(b), Some(a)) = (p.median_before_us, p.median_after_us) {
@@ -220,7 +226,10 @@ impl Evidence {
                 if by_id.position(id).is_none() {
                     bad(
                         format!("comparisons[{i}].{field}"),
-                        format!("names arm `{id}`, which is not in `arms`"),
+                        format!(
+                            "names arm `{}`, which is not in `arms`",
+                            strings::quoted(id)
+                        ),
                     );
                 }
             }
@@ -242,13 +251,14 @@ impl Evidence {
                     if arm.error.is_some() || arm.skipped.is_some() {
                         bad(
                             format!("comparisons[{i}].{field}"),
-                            format!("arm `{id}` has an error or was skipped: no ratio may be derived from it"),
+                            format!("arm `{}` has an error or was skipped: no ratio may be derived from it", strings::quoted(id)),
                         );
                     } else if rate_kind != (arm.kind() == ArmKind::Rate) {
                         bad(
                             format!("comparisons[{i}].{field}"),
                             format!(
-                                "arm `{id}` is not a {} arm",
+                                "arm `{}` is not a {} arm",
+                                strings::quoted(id),
                                 if rate_kind { "rate" } else { "latency" }
                             ),
                         );
@@ -260,7 +270,7 @@ impl Evidence {
                 if arm(&c.candidate).is_some_and(|a| a.early_data.is_none()) {
                     bad(
                         format!("comparisons[{i}].candidate"),
-                        format!("a 0-RTT speedup's candidate `{}` has no early-data counts: it is not a 0-RTT arm", c.candidate),
+                        format!("a 0-RTT speedup's candidate `{}` has no early-data counts: it is not a 0-RTT arm", strings::quoted(&c.candidate)),
                     );
                 }
                 if arm(&c.baseline).is_some_and(|a| a.mode != Mode::Full) {
@@ -268,7 +278,7 @@ impl Evidence {
                         format!("comparisons[{i}].baseline"),
                         format!(
                             "a 0-RTT speedup's baseline `{}` is not a full arm",
-                            c.baseline
+                            strings::quoted(&c.baseline)
                         ),
                     );
                 }

@@ -166,7 +166,10 @@ pub(super) fn check_control(
         match by_id.get(of.as_str()) {
             None => bad(
                 format!("arms[{i}].control_of"),
-                format!("names arm `{of}`, which is not in `arms`"),
+                format!(
+                    "names arm `{}`, which is not in `arms`",
+                    super::strings::quoted(of)
+                ),
             ),
             Some(a) if a.control_of.is_some() || a.id == arm.id => bad(
                 format!("arms[{i}].control_of"),

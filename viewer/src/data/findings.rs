@@ -379,8 +379,9 @@ fn zero_rtt(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
 }
 
 /// Lines the collector wrote from the same run's numbers into `settings.extra`, joined by
-/// ` · `: the keep-alive comparison per RTT, and a probe's capabilities. Each is cut to
-/// 600 characters (it comes from a file).
+/// ` · `: the keep-alive comparison per RTT, and a probe's findings (its certificate's
+/// trust, its capabilities, and whether the timed connections verified the
+/// certificate). Each is cut to 600 characters (it comes from a file).
 fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
     for (key, topic, head) in [
         ("probe_findings", Topic::Capability, "The server offers "),
@@ -391,7 +392,15 @@ fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
         };
         for line in lines.split(" · ").filter(|l| !l.trim().is_empty()) {
             let line = cut(line, 600).map_or(line.to_string(), |h| format!("{h}…"));
-            push(out, topic, true, format!("{head}{line}."));
+            // Trust and verification are not something the server offers.
+            let text = match line.strip_prefix("trust: ") {
+                Some(rest) => format!("Certificate trust: {rest}."),
+                None => match line.strip_prefix("verification: ") {
+                    Some(rest) => format!("Certificate verification: {rest}."),
+                    None => format!("{head}{line}."),
+                },
+            };
+            push(out, topic, true, text);
         }
     }
 }

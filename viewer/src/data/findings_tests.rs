@@ -302,7 +302,7 @@ fn keepalive_and_probe_lines_of_the_collector_are_findings() {
     );
     extra.insert(
         "probe_findings".into(),
-        "versions: tls1.3 yes, tls1.2 no · resumption: tls1.3 tickets yes".into(),
+        "trust: untrusted: CA certificate used as end entity · versions: tls1.3 yes, tls1.2 no · resumption: tls1.3 tickets yes · verification: no TLS arm timed (untrusted)".into(),
     );
     assert_eq!(
         texts(&ev, Topic::KeepAlive),
@@ -314,8 +314,10 @@ fn keepalive_and_probe_lines_of_the_collector_are_findings() {
     assert_eq!(
         texts(&ev, Topic::Capability),
         [
+            "Certificate trust: untrusted: CA certificate used as end entity.",
             "The server offers versions: tls1.3 yes, tls1.2 no.",
-            "The server offers resumption: tls1.3 tickets yes."
+            "The server offers resumption: tls1.3 tickets yes.",
+            "Certificate verification: no TLS arm timed (untrusted)."
         ]
     );
     ev.run

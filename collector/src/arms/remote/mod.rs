@@ -21,6 +21,7 @@ use socket2::{Domain, Socket, Type};
 
 use super::{ArmSpec, Handshake, Outcome, Session};
 pub use pace::Pacer;
+pub use record::Check;
 use record::{RecordingStore, RecordingVerifier, Verified};
 
 /// What a 0-RTT connection sends as early data (idempotent; the answer is not read
@@ -79,13 +80,15 @@ pub struct Seen {
 
 impl Client {
     /// `versions` empty: both; `groups` None: rustls's default groups (X25519MLKEM768,
-    /// X25519, P-256, P-384 with aws-lc-rs).
+    /// X25519, P-256, P-384 with aws-lc-rs); `check`: what it does with the server's
+    /// certificate.
     pub fn new(
         target: Arc<Target>,
         versions: &[Protocol],
         groups: Option<&[KxGroup]>,
         resume: Resume,
         early_data: bool,
+        check: Check,
     ) -> Result<Client> {
         let mut provider = aws_lc_rs::default_provider();
         if let Some(groups) = groups {
@@ -104,6 +107,7 @@ impl Client {
             WebPkiServerVerifier::builder_with_provider(target.roots.clone(), provider.clone())
                 .build()
                 .context("building the certificate verifier")?,
+            check,
         ));
         let versions: Vec<&'static rustls::SupportedProtocolVersion> = if versions.is_empty() {
             vec![&rustls::version::TLS13, &rustls::version::TLS12]

@@ -1,7 +1,7 @@
 //! What the client's rustls saw of a server it does not run, beyond `handshake_kind()`:
-//! the signature scheme and chain (a verifier that records and delegates to WebPKI) and
-//! the sessions the server handed out (a session store that records and delegates to
-//! rustls's in-memory cache).
+//! the signature scheme, the chain and what WebPKI said of it (a verifier that records
+//! and delegates to WebPKI, or only records: see [`Check`]) and the sessions the server
+//! handed out (a session store that records and delegates to rustls's in-memory cache).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -12,26 +12,47 @@ use rustls::client::{Tls12ClientSessionValue, Tls13ClientSessionValue};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, NamedGroup, SignatureScheme};
 
-/// WebPKI verification, recording the handshake's signature scheme and the chain.
+/// What a client does with the server's certificate. The handshake signature is checked
+/// against the certificate's key in every case (the server proves it holds the key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// WebPKI (chain to the roots, validity, the name): a certificate it refuses ends
+    /// the handshake, as in any client that verifies.
+    Verify,
+    /// WebPKI runs and its verdict is recorded, but any certificate is accepted:
+    /// discovery, so what a server offers is found whether or not it is trusted.
+    RecordOnly,
+    /// No WebPKI at all (`--insecure`): any certificate is accepted unverified, and the
+    /// verification's cost is not in the timed window.
+    Skip,
+}
+
+/// Verification as [`Check`] says, recording the handshake's signature scheme, the chain
+/// and WebPKI's verdict.
 #[derive(Debug)]
 pub struct RecordingVerifier {
     inner: Arc<WebPkiServerVerifier>,
+    check: Check,
     seen: Mutex<Verified>,
 }
 
-/// What the last verified handshake showed (reset before each connection: a resumed
-/// handshake verifies no certificate and no signature).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// What the last handshake that presented a certificate showed (reset before each
+/// connection: a resumed handshake presents no certificate and signs nothing).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Verified {
     pub scheme: Option<SignatureScheme>,
     /// Certificates sent (leaf first) and their total DER bytes.
     pub chain: Option<(u64, u64)>,
+    /// What WebPKI said of the certificate (None: not asked, under [`Check::Skip`], or
+    /// no certificate was presented).
+    pub verdict: Option<Result<(), rustls::Error>>,
 }
 
 impl RecordingVerifier {
-    pub fn new(inner: Arc<WebPkiServerVerifier>) -> Self {
+    pub fn new(inner: Arc<WebPkiServerVerifier>, check: Check) -> Self {
         RecordingVerifier {
             inner,
+            check,
             seen: Mutex::new(Verified::default()),
         }
     }
@@ -57,8 +78,22 @@ impl ServerCertVerifier for RecordingVerifier {
         let bytes: usize = end_entity.len() + intermediates.iter().map(|c| c.len()).sum::<usize>();
         self.seen.lock().expect("not poisoned").chain =
             Some((1 + intermediates.len() as u64, bytes as u64));
-        self.inner
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        if self.check == Check::Skip {
+            return Ok(ServerCertVerified::assertion());
+        }
+        let verdict = self.inner.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        );
+        self.seen.lock().expect("not poisoned").verdict =
+            Some(verdict.as_ref().map(|_| ()).map_err(Clone::clone));
+        match self.check {
+            Check::RecordOnly => Ok(ServerCertVerified::assertion()),
+            _ => verdict,
+        }
     }
 
     fn verify_tls12_signature(
