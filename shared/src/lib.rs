@@ -12,6 +12,7 @@ pub mod json;
 pub mod probe;
 pub mod schema;
 pub mod search;
+pub mod setup;
 mod summary;
 mod validate;
 pub mod verdict;
@@ -24,6 +25,7 @@ pub use ids::{ArmsById, FirstIndex};
 pub use index::{IndexEntry, ResultsIndex};
 pub use probe::{Capability, ServerProbe};
 pub use schema::*;
+pub use setup::{Affects, Setup, SetupDifference};
 pub use validate::{
     ArmKind, EvidenceError, Violation, MAX_RATE_PER_S, MAX_RATIO, MAX_RTT_MS, MAX_SECONDS, MAX_US,
 };

@@ -145,6 +145,8 @@ pub fn evidence() -> Evidence {
                 arms_filter: None,
                 extra: BTreeMap::new(),
             },
+            kind: None,
+            setup: None,
         },
         environment: Environment {
             hostname: "sample-host".into(),

@@ -248,6 +248,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 sockets: socket_options,
             },
         ),
+        kind: None,
+        setup: None,
     };
     run.settings.extra.append(&mut peer.settings);
     let evidence = Evidence {
@@ -261,6 +263,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         probe: None,
         summary: false,
     };
+    let evidence = evidence::with_setup(evidence);
     finish(&args.out, &evidence, finished - started, interrupted)
 }
 
