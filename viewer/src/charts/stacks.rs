@@ -50,11 +50,12 @@ pub fn draw_stack_latencies<DB: DrawingBackend>(
     let axis = Axis {
         scale: value_scale,
         desc: format!(
-            "p50 latency (µs/ms, {}); whisker: p50 95% CI",
+            "p50 latency ({}); whisker: 95% CI of the p50",
             value_scale.describe()
         ),
         tick: &fmt_us,
         reference: None,
+        extent: None,
     };
     let legend = [("TCP connect", TLS12), ("full handshake", P50)];
     draw_hbars(area, &latency_rows(rows), &axis, &legend, scale)
@@ -85,10 +86,11 @@ pub fn draw_stack_speedups<DB: DrawingBackend>(
     let axis = Axis {
         scale: Scale::Linear,
         desc: format!(
-            "resumed / full: p50 ratio, or s_time rate ratio per wall-clock second or {PER_USER_CPU_S} (×)"
+            "speedup (×): full / resumed p50, or s_time's resumed / full rate per wall-clock second or {PER_USER_CPU_S}"
         ),
         tick: &|v| format!("{v:.1}×"),
         reference: Some(1.0),
+        extent: None,
     };
     let legend = [
         ("p50 ratio", P50),
