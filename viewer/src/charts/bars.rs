@@ -122,9 +122,23 @@ pub fn draw_hbars<DB: DrawingBackend>(
     let x_range = axis.scale.range(lo, hi);
     let n = rows.len();
     let lrows = legend_rows(legend_items, lw + 8.0, css_w);
-    let mut chart =
-        super::category_chart(area, x_range.clone(), n, lw, 20.0, &axis.desc, lrows, scale)?;
-    let tick = |v: f64| (axis.tick)(axis.scale.from_axis(v));
+    // The axis title is centred under the plot: where the plot is too narrow for it,
+    // its first clause (before `;`) says what the axis is, uncut.
+    let room = super::chars_in(css_w - lw - 30.0) + 8;
+    let desc = match axis.desc.chars().count() > room {
+        true => axis.desc.split(';').next().unwrap_or_default(),
+        false => axis.desc.as_str(),
+    };
+    let mut chart = super::category_chart(area, x_range.clone(), n, lw, 20.0, desc, lrows, scale)?;
+    // Zero is `0`, whatever the unit.
+    let tick = |v: f64| {
+        let x = axis.scale.from_axis(v);
+        if x == 0.0 {
+            "0".to_string()
+        } else {
+            (axis.tick)(x)
+        }
+    };
     x_ticks(area, &chart, &axis.scale.ticks(&x_range), &tick, scale)?;
     legend(area, legend_items, lw + 8.0, scale)?;
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
@@ -319,7 +333,10 @@ pub fn draw_percentiles<DB: DrawingBackend>(
 
 /// CSS height for a bar chart of `rows` rows with `slots` bars each.
 pub fn height_for(rows: usize, slots: usize) -> u32 {
-    let per_row = 8.0 + 9.0 * slots as f64;
+    // Three bars a row (p50, p95, p99) are a little thinner, so a run's headline arms
+    // fit the first screen beside the speedups.
+    let bar = if slots >= 3 { 7.0 } else { 9.0 };
+    let per_row = 8.0 + bar * slots as f64;
     (80.0 + per_row * rows.max(1) as f64).clamp(140.0, 2400.0) as u32
 }
 
@@ -428,6 +445,25 @@ mod tests {
             (2..=5).contains(&ticks),
             "{ticks} tick labels on a 500 px chart"
         );
+    }
+
+    #[test]
+    fn a_narrow_chart_keeps_its_axis_title_whole_and_starts_at_zero() {
+        let bars = percentile_bars(&sample(), &ArmFilter::default());
+        let wide = Recorder::draw(900, 300, |a| {
+            draw_percentiles(a, &bars, Scale::Linear, None, 1.0)
+        });
+        assert!(wide.has_text("latency (linear scale); whisker: 95% CI of the p50"));
+        let narrow = Recorder::draw(380, 300, |a| {
+            draw_percentiles(a, &bars, Scale::Linear, None, 1.0)
+        });
+        assert!(
+            narrow.has_text("latency (linear scale)"),
+            "{:?}",
+            narrow.texts
+        );
+        assert!(!narrow.texts.iter().any(|t| t.0.contains("whisker")));
+        assert!(narrow.has_text("0") && !narrow.has_text("0.00 µs"));
     }
 
     #[test]

@@ -86,7 +86,7 @@ pub fn draw_stack_speedups<DB: DrawingBackend>(
     let axis = Axis {
         scale: Scale::Linear,
         desc: format!(
-            "speedup (×): full / resumed p50, or s_time's resumed / full rate per wall-clock second or {PER_USER_CPU_S}"
+            "speedup (×): full / resumed p50; or s_time's resumed / full rate per wall-clock second or {PER_USER_CPU_S}"
         ),
         tick: &|v| format!("{v:.1}×"),
         reference: Some(1.0),
@@ -128,7 +128,7 @@ mod tests {
     #[test]
     fn the_pitfall_says_did_not_resume_and_rates_sit_beside_latency() {
         let rows = stack_speedups(&with_peers(), &ArmFilter::default());
-        let rec = Recorder::draw(1200, 500, |a| draw_stack_speedups(a, &rows, 1.0));
+        let rec = Recorder::draw(1600, 500, |a| draw_stack_speedups(a, &rows, 1.0));
         assert!(rec.has_text("4.00×") && rec.has_text("6.00×") && rec.has_text("2.00×"));
         assert!(
             rec.texts.iter().any(|t| t

@@ -132,7 +132,8 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
                         <dl>
                             for l in c.lines.iter() {
                                 <dt>{l.what.clone()}</dt>
-                                <dd><span class="big">{l.value.clone()}</span>{" "}<span class="how">{l.detail.clone()}</span></dd>
+                                <dd class="big">{l.value.clone()}</dd>
+                                <dd class="how" title={l.more.clone()}>{l.detail.clone()}</dd>
                             }
                         </dl>
                     </a>

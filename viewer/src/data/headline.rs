@@ -29,8 +29,30 @@ pub struct HeadLine {
     pub what: String,
     /// The number, large.
     pub value: String,
-    /// How sure, and against what.
+    /// How sure, and against what, in a few words.
     pub detail: String,
+    /// The same in full (shown on hover).
+    pub more: String,
+}
+
+/// `1.24–1.64 ms` (one unit when both ends share it), or `no CI`.
+fn span_us(ci: Option<[f64; 2]>) -> String {
+    let Some([lo, hi]) = ci else {
+        return "no CI".into();
+    };
+    let (a, b) = (fmt_us(lo), fmt_us(hi));
+    match (a.rsplit_once(' '), b.rsplit_once(' ')) {
+        (Some((x, u)), Some((y, v))) if u == v => format!("{x}–{y} {u}"),
+        _ => format!("{a}–{b}"),
+    }
+}
+
+/// `2.61–3.81×`, or `no CI`.
+fn span_ratio(ci: Option<[f64; 2]>) -> String {
+    match ci {
+        Some([lo, hi]) => format!("{lo:.2}–{hi:.2}×"),
+        None => "no CI".into(),
+    }
 }
 
 /// Whether `a`'s latencies are results on plain loopback.
@@ -180,17 +202,20 @@ fn full_card(ev: &Evidence, arms: &[&Arm], protocol: Protocol) -> Option<HeadCar
                 .comparisons
                 .iter()
                 .find(|c| c.kind == ComparisonKind::TlsOverTcp && c.candidate == a.id);
-            let mut detail = format!("95% CI {}", fmt_ci_us(a.p50_ci95_us));
+            let mut more = format!("95% CI {}", fmt_ci_us(a.p50_ci95_us));
+            let mut detail = format!("CI {}", span_us(a.p50_ci95_us));
             if let Some(c) = tcp {
-                detail += &format!(" · {} a TCP connect", fmt_ratio(c.p50_ratio));
+                more += &format!(" · {} a TCP connect", fmt_ratio(c.p50_ratio));
+                detail += &format!(" · {:.1}× TCP", c.p50_ratio);
                 if let Some(ci) = c.ci95 {
-                    detail += &format!(" {}", fmt_ci_ratio(ci));
+                    more += &format!(" {}", fmt_ci_ratio(ci));
                 }
             }
             Some(HeadLine {
                 what: cert_name(a),
                 value: fmt_us(p50),
                 detail,
+                more,
             })
         })
         .collect();
@@ -220,9 +245,11 @@ fn resume_card(ev: &Evidence, arms: &[&Arm], protocol: Protocol) -> Option<HeadC
             let ci = c.ci95.map_or_else(|| "no CI".into(), fmt_ci_ratio);
             Some(HeadLine {
                 what: format!("{} · {}", cert_name(a), mechanism_of(Some(a))),
-                value: format!("{} faster", fmt_ratio(c.p50_ratio)),
-                detail: format!(
-                    "95% CI {ci} · {} → {}",
+                value: fmt_ratio(c.p50_ratio),
+                detail: format!("CI {}", span_ratio(c.ci95)),
+                more: format!(
+                    "{} faster; 95% CI {ci} · {} → {}",
+                    fmt_ratio(c.p50_ratio),
                     fmt_us(full.latency_us?.p50),
                     fmt_us(a.latency_us?.p50)
                 ),
@@ -230,8 +257,8 @@ fn resume_card(ev: &Evidence, arms: &[&Arm], protocol: Protocol) -> Option<HeadC
         })
         .collect();
     let title = match protocol {
-        Protocol::Tls12 => "TLS 1.2 resumption (full ÷ resumed p50)",
-        _ => "TLS 1.3 resumption (full ÷ resumed p50)",
+        Protocol::Tls12 => "TLS 1.2 resumed: times faster (full ÷ resumed p50)",
+        _ => "TLS 1.3 resumed: times faster (full ÷ resumed p50)",
     };
     (!lines.is_empty()).then_some(HeadCard {
         title,
@@ -268,9 +295,9 @@ fn hybrid_card(ev: &Evidence) -> Option<HeadCard> {
                     if p >= q { "+" } else { "−" },
                     fmt_us((p - q).abs())
                 ),
-                detail: format!(
-                    "{} ({} vs {}; CIs {} and {})",
-                    fmt_ratio(p / q),
+                detail: format!("{} of X25519's", fmt_ratio(p / q)),
+                more: format!(
+                    "{} vs {}; 95% CIs {} and {}",
                     fmt_us(p),
                     fmt_us(q),
                     fmt_ci_us(pq.p50_ci95_us),
@@ -280,7 +307,7 @@ fn hybrid_card(ev: &Evidence) -> Option<HeadCard> {
         })
         .collect();
     (!lines.is_empty()).then_some(HeadCard {
-        title: "Post-quantum hybrid X25519MLKEM768 vs X25519 (TLS 1.3 full p50)",
+        title: "Post-quantum hybrid: TLS 1.3 full p50, X25519MLKEM768 − X25519",
         lines,
         chart: "table-section",
     })
@@ -326,8 +353,8 @@ mod tests {
             [
                 "TLS 1.3 full handshake (p50)",
                 "TLS 1.2 full handshake (p50)",
-                "TLS 1.3 resumption (full ÷ resumed p50)",
-                "TLS 1.2 resumption (full ÷ resumed p50)",
+                "TLS 1.3 resumed: times faster (full ÷ resumed p50)",
+                "TLS 1.2 resumed: times faster (full ÷ resumed p50)",
             ]
         );
         let l = &cards[0].lines[0];
@@ -335,15 +362,19 @@ mod tests {
             (l.what.as_str(), l.value.as_str()),
             ("ecdsa-p256", "400 µs")
         );
+        assert_eq!(l.detail, "CI 390–450 µs · 19.1× TCP");
         assert!(
-            l.detail.contains("19.05× a TCP connect [18.00× – 20.00×]"),
+            l.more.contains("19.05× a TCP connect [18.00× – 20.00×]"),
             "{}",
             l.detail
         );
         let r = &cards[2].lines[0];
         assert_eq!(r.what, "ecdsa-p256 · ticket");
-        assert_eq!(r.value, "2.00× faster");
-        assert!(r.detail.contains("400 µs → 200 µs"), "{}", r.detail);
+        assert_eq!(
+            (r.value.as_str(), r.detail.as_str()),
+            ("2.00×", "CI 1.50–2.50×")
+        );
+        assert!(r.more.contains("400 µs → 200 µs"), "{}", r.more);
     }
 
     #[test]
@@ -351,7 +382,7 @@ mod tests {
         let mut ev = sample();
         ev.arms[2].error = Some("0 of 4 connections resumed".into());
         let cards = headline_cards(&ev);
-        assert!(cards.iter().all(|c| !c.title.contains("resumption")));
+        assert!(cards.iter().all(|c| !c.title.contains("resumed")));
         // Its bar says why; no speedup is drawn.
         assert!(headline_bars(&ev)[2].no_result.is_some());
         assert!(headline_speedups(&ev).iter().all(|b| b.no_result.is_some()));
