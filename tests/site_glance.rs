@@ -217,7 +217,7 @@ fn download(browser: &Browser, button: &str) -> (String, String) {
 fn svg_texts(browser: &Browser, svg: &str) -> Vec<String> {
     let texts = browser.exec(
         "const doc = new DOMParser().parseFromString(arguments[0], 'image/svg+xml'); \
-         return [...doc.querySelectorAll('text')].map(t => t.textContent);",
+         return [...doc.querySelectorAll('text')].map(t => t.textContent.trim());",
         json!([svg]),
     );
     serde_json::from_value(texts).unwrap()

@@ -11,8 +11,9 @@ use yew::prelude::*;
 use super::canvas::{Chart, ChartSpec};
 use super::shown;
 use crate::data::format::{fmt_ci_ratio, fmt_ci_us, fmt_ratio, fmt_us, short};
+use crate::data::load::short_time;
 use crate::data::load::RunSet;
-use crate::data::trend::{chart_lines, hosts, marks, trend, TrendPoint};
+use crate::data::trend::{chart_lines, hosts, in_time_order, marks, trend, TrendPoint};
 
 #[derive(Properties, PartialEq)]
 pub struct TrendProps {
@@ -41,6 +42,16 @@ pub fn Trend(props: &TrendProps) -> Html {
         },
     );
     let spec = Rc::new(ChartSpec::Trend(chart_lines(&lines), marks(&lines)));
+    // The runs' span, for an export's head: first start … last start.
+    let order = in_time_order(&props.runs);
+    let span = match (order.first(), order.last()) {
+        (Some(a), Some(b)) => format!(
+            "{} … {}",
+            short_time(&a.brief.run.started_at),
+            short_time(&b.brief.run.started_at)
+        ),
+        _ => String::new(),
+    };
     let on_arm = {
         let on_arm = props.on_arm.clone();
         Callback::from(move |e: Event| {
@@ -88,7 +99,7 @@ pub fn Trend(props: &TrendProps) -> Html {
             </fieldset>
             <Chart id="chart-trend" {spec} title={chosen.clone().map(|a| AttrValue::from(format!("p50 of {a} across runs")))}
                    run={AttrValue::from(format!("{} runs", props.runs.shown().count()))}
-                   host={AttrValue::from(all_hosts.join(", "))}
+                   host={AttrValue::from(all_hosts.join(", "))} date={AttrValue::from(span)}
                    arms={chosen.clone().map(|a| vec![a])}
                    label="the picked arm's p50 in each run, oldest to newest, one line per host, changes ringed"
                    empty="nothing to show: the arm has no latencies in the shown runs and hosts" />
