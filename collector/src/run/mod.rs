@@ -267,6 +267,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
                 sockets: socket_options,
             },
         ),
+        kind: None,
+        setup: None,
     };
     run.settings.extra.append(&mut peer.settings);
     run.settings.placement = Some(cpu.record());
@@ -281,6 +283,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         probe: None,
         summary: false,
     };
+    let evidence = evidence::with_setup(evidence);
     finish(&args.out, &evidence, finished - started, interrupted)
 }
 
