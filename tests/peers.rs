@@ -275,19 +275,25 @@ fn no_peers_runs_none_and_ctrl_c_leaves_nothing_behind() {
         .spawn()
         .unwrap();
     let pid = child.id().to_string();
+    // Wait until the key folder exists (the tools were looked up before it is made) and
+    // s_server / s_time (`openssl`) run as the collector's children.
+    let children = || {
+        text(
+            &Command::new("pgrep")
+                .args(["-P", &pid, "-x", "openssl"])
+                .output()
+                .unwrap()
+                .stdout,
+        )
+    };
     let mut waited = Duration::ZERO;
-    while std::fs::read_dir(&tmp).unwrap().count() == 0 && waited < Duration::from_secs(20) {
+    while (std::fs::read_dir(&tmp).unwrap().count() == 0 || children().trim().is_empty())
+        && waited < Duration::from_secs(30)
+    {
         std::thread::sleep(Duration::from_millis(100));
         waited += Duration::from_millis(100);
     }
-    std::thread::sleep(Duration::from_millis(1500));
-    let children = text(
-        &Command::new("pgrep")
-            .args(["-P", &pid])
-            .output()
-            .unwrap()
-            .stdout,
-    );
+    let children = children();
     assert!(!children.trim().is_empty(), "s_server / s_time are running");
     let out = interrupt(child);
     assert_eq!(

@@ -768,7 +768,7 @@ fn a_screenshot_of_the_site_is_written_to_target() {
 }
 
 /// The budgets: the bundle's gzipped size is deterministic and asserted (at most
-/// 250,000 bytes); the time from navigation start to the first drawn chart with ten
+/// 300,000 bytes, on the pinned stable toolchain with no unstable flags); the time from navigation start to the first drawn chart with ten
 /// evidence files is reported, not asserted (this machine is noisy).
 /// `VIEWER_BUDGET_EVIDENCE=<file>` measures with that file (e.g. a default run) instead
 /// of the quick run.
@@ -793,8 +793,9 @@ fn budgets_are_measured() {
         .collect();
     let total: u64 = sizes.iter().map(|s| s.1).sum();
     assert!(
-        total <= 250_000,
-        "the viewer's wasm + JS is {total} bytes gzipped, over the 250,000-byte budget: {sizes:?}"
+        total <= 300_000,
+        "the viewer's wasm + JS is {total} bytes gzipped, over the 300,000-byte budget: {sizes:?} \
+         (a RUSTFLAGS in the environment is appended to the wasm build: see xtask's output)"
     );
 
     let _g = one_at_a_time();

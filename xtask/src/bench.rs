@@ -19,6 +19,8 @@ use crate::serve::{accept_loop, bind, Limits};
 use crate::site;
 use crate::tools::{ensure_apt, root, step};
 
+// The browser tests' WebDriver client, shared: the bench uses a part of it, the rest
+// would be dead code here.
 #[path = "../../tests/support/webdriver.rs"]
 #[allow(dead_code)]
 mod webdriver;

@@ -1,9 +1,12 @@
 //! `cargo xtask fuzz [--seconds N] [--target NAME]`: runs the fuzz targets in `fuzz/`
 //! (libFuzzer through cargo-fuzz) for N seconds each, from the committed seed corpus.
 //!
-//! The machine's toolchain is stable: cargo-fuzz asks for a few `-Z` flags, so the
-//! build runs with `RUSTC_BOOTSTRAP=1`, and without a sanitizer (`-s none`: stable ships
-//! no sanitizer runtimes) but with debug assertions and overflow checks (`-a`), so an
+//! The only xtask command that uses unstable compiler features. The project's toolchain
+//! is the pinned stable one (rust-toolchain.toml); cargo-fuzz needs nightly features
+//! (`-Z` flags) and no nightly toolchain can be installed on these machines (they reach
+//! package registries only), so this build, and only this one, runs with
+//! `RUSTC_BOOTSTRAP=1`, and without a sanitizer (`-s none`: stable ships no sanitizer
+//! runtimes) but with debug assertions and overflow checks (`-a`), so an
 //! overflow is a crash. The committed corpus is only read: `fuzz/corpus/seeds` (real
 //! evidence of small runs, both targets) and `fuzz/corpus/<target>` (inputs a run found
 //! worth keeping); new inputs go to `target/fuzz/corpus/<target>`, crashing inputs to
@@ -165,7 +168,11 @@ fn fuzz(target: &'static str, seconds: u64) -> Result<Outcome> {
         .arg("-timeout=10")
         .arg("-print_final_stats=1")
         .stderr(Stdio::piped());
-    step(format!("running RUSTC_BOOTSTRAP=1 {}", describe(&cmd)));
+    step(format!(
+        "running RUSTC_BOOTSTRAP=1 {} (cargo-fuzz needs nightly features and no nightly \
+         toolchain can be installed here: this fuzz build alone takes them on stable)",
+        describe(&cmd)
+    ));
     let started = Instant::now();
     let mut fuzzed_seconds = None;
     let mut child = cmd

@@ -23,6 +23,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     // nginx, Caddy, GnuTLS).
     crate::tools::ensure_peer_stacks()?;
     let results = root().join("results");
+    crate::tools::announce_native_rustflags();
     step(format!(
         "collecting on defaults (release build) into {}",
         results.display()

@@ -43,13 +43,16 @@ USAGE:
     cargo xtask fuzz [--seconds N] [--target evidence|viewer]
         Fuzz `Evidence::from_json` (evidence) and the viewer's load-and-derive path
         run natively (viewer) with libFuzzer, N seconds each (default 60), from the
-        seeds in fuzz/corpus/. Installs cargo-fuzz if missing; builds on the stable
-        toolchain (RUSTC_BOOTSTRAP=1, no sanitizer, overflow checks on). Prints how
-        many inputs ran and what was found; exits 1 when an input crashed or hung.
+        seeds in fuzz/corpus/. Installs cargo-fuzz if missing. The one command that
+        uses unstable compiler features: cargo-fuzz needs nightly `-Z` flags and no
+        nightly toolchain can be installed on these machines, so it builds on the
+        pinned stable toolchain with RUSTC_BOOTSTRAP=1 (no sanitizer, overflow checks
+        on). Prints how many inputs ran and what was found; exits 1 when an input
+        crashed or hung.
 
     cargo xtask test
-        Run every test: formatting check, unit tests, end-to-end tests.
-        Installs what is missing first.
+        Run every check: formatting, clippy (`--workspace --all-targets`, warnings are
+        errors), unit tests, end-to-end tests. Installs what is missing first.
 ";
 
 fn main() -> ExitCode {

@@ -1,4 +1,4 @@
-//! `cargo xtask test`: every test the project has.
+//! `cargo xtask test`: every check the project has: formatting, clippy, the tests.
 
 use std::process::{Command, ExitCode};
 
@@ -13,6 +13,21 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     ensure_rust_component("rustfmt", Command::new("cargo").args(["fmt", "--version"]))?;
     step("checking formatting");
     tools::run(cargo().args(["fmt", "--all", "--", "--check"]))?;
+    tools::announce_native_rustflags();
+    ensure_rust_component(
+        "clippy",
+        Command::new("cargo").args(["clippy", "--version"]),
+    )?;
+    step("linting every crate and target with clippy (warnings are errors)");
+    tools::run(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     // The site tests build the viewer for the browser and drive headless Chromium.
     tools::ensure_rust_target(crate::wasm::TARGET)?;
     tools::ensure_apt("chromium", &["chromium", "chromium-driver"])?;

@@ -135,3 +135,111 @@ pub fn ensure_rust_component(component: &str, probe: &mut Command) -> Result<()>
     step(format!("Rust component {component} is missing: adding it"));
     run(Command::new("rustup").args(["component", "add", component]))
 }
+
+/// The rustflags of a cargo build the xtask starts: the project's own for that target,
+/// and after them whatever the environment sets, so neither replaces the other silently
+/// (cargo itself takes only the first of `CARGO_ENCODED_RUSTFLAGS`, `RUSTFLAGS`,
+/// `CARGO_TARGET_<TRIPLE>_RUSTFLAGS`, `CARGO_BUILD_RUSTFLAGS` it finds, so a `RUSTFLAGS`
+/// set for other work would replace the project's target flags without a word).
+pub struct RustFlags {
+    own: Vec<String>,
+    /// The variable the environment's flags come from (cargo's precedence), and its flags.
+    from_env: Option<(String, Vec<String>)>,
+}
+
+impl RustFlags {
+    /// What the build gets, for the step message.
+    pub fn describe(&self) -> String {
+        let own = if self.own.is_empty() {
+            "none of the project's own".to_string()
+        } else {
+            format!("the project's `{}`", self.own.join(" "))
+        };
+        match &self.from_env {
+            None => format!("{own}, none from the environment"),
+            Some((var, flags)) => format!(
+                "{own}, then `{}` from the environment's {var} (appended: this build differs \
+                 from the project's, e.g. in size)",
+                flags.join(" ")
+            ),
+        }
+    }
+
+    /// Hands the flags to `cmd` as `CARGO_ENCODED_RUSTFLAGS` (the one cargo reads first),
+    /// and takes the others out of its environment.
+    pub fn apply(&self, cmd: &mut Command) {
+        for (var, _) in rustflags_vars() {
+            cmd.env_remove(var);
+        }
+        let all: Vec<&str> = self
+            .own
+            .iter()
+            .chain(self.from_env.iter().flat_map(|(_, f)| f))
+            .map(String::as_str)
+            .collect();
+        if !all.is_empty() {
+            cmd.env("CARGO_ENCODED_RUSTFLAGS", all.join("\x1f"));
+        }
+    }
+}
+
+/// The project's flags for `target` (`own`) and, appended, what the environment sets for
+/// a build of that target, read by cargo's precedence.
+pub fn rustflags_for(target: &str, own: Vec<String>) -> RustFlags {
+    let target_var = format!(
+        "CARGO_TARGET_{}_RUSTFLAGS",
+        target.to_uppercase().replace(['-', '.'], "_")
+    );
+    let from_env = [
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTFLAGS",
+        target_var.as_str(),
+        "CARGO_BUILD_RUSTFLAGS",
+    ]
+    .into_iter()
+    .find_map(|var| {
+        let value = std::env::var(var).ok()?;
+        let flags: Vec<String> = if var == "CARGO_ENCODED_RUSTFLAGS" {
+            value.split('\x1f').map(str::to_string).collect()
+        } else {
+            value.split_whitespace().map(str::to_string).collect()
+        };
+        // The first one set wins, even when empty (as in cargo).
+        Some((
+            var.to_string(),
+            flags.into_iter().filter(|f| !f.is_empty()).collect(),
+        ))
+    })
+    .filter(|(_, flags): &(String, Vec<String>)| !flags.is_empty());
+    RustFlags { own, from_env }
+}
+
+/// Every rustflags variable set in this environment (any target's), with its value.
+fn rustflags_vars() -> Vec<(String, String)> {
+    std::env::vars()
+        .filter(|(k, _)| {
+            matches!(
+                k.as_str(),
+                "CARGO_ENCODED_RUSTFLAGS" | "RUSTFLAGS" | "CARGO_BUILD_RUSTFLAGS"
+            ) || (k.starts_with("CARGO_TARGET_") && k.ends_with("_RUSTFLAGS"))
+        })
+        .collect()
+}
+
+/// Says which rustflags from the environment a native build started by the xtask takes
+/// (the project sets none of its own for native builds, so cargo's rules apply as usual).
+pub fn announce_native_rustflags() {
+    let set: Vec<String> = rustflags_vars()
+        .into_iter()
+        .filter(|(_, v)| !v.trim_matches(['\x1f', ' ']).is_empty())
+        .map(|(k, v)| format!("{k}=`{}`", v.replace('\x1f', " ")))
+        .collect();
+    if !set.is_empty() {
+        step(format!(
+            "native builds take rustflags from the environment ({}; cargo uses the first of \
+             CARGO_ENCODED_RUSTFLAGS, RUSTFLAGS, CARGO_TARGET_<triple>_RUSTFLAGS, \
+             CARGO_BUILD_RUSTFLAGS); the viewer's wasm build appends them to its own",
+            set.join(", ")
+        ));
+    }
+}

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use socket2::{Domain, Socket, Type};
 
 use super::*;
-use crate::arms::{tcp, SessionOptions};
+use crate::arms::{tcp, ServerReport, SessionOptions};
 
 const IO: Duration = Duration::from_secs(1);
 
@@ -43,14 +43,21 @@ fn only_the_allowed_host_is_served() {
     );
     let mut ours = connect_from("127.0.0.1", server.addr());
     assert_eq!(first_byte(&mut ours), Some(b'x'));
+    let our_port = ours.local_addr().unwrap().port();
     drop(ours);
-    // Only our connection was reported; the other host's left no report.
-    let reports = (0..20)
-        .flat_map(|_| {
-            std::thread::sleep(Duration::from_millis(50));
-            server.take_reports()
-        })
-        .collect::<Vec<_>>();
+    // Only our connection was reported; the other host's left no report. The one worker
+    // serves connections in order and reports ours after our close: once ours is in, a
+    // report of the other host's connection would have come before it.
+    let mut reports = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !reports
+        .iter()
+        .any(|r: &ServerReport| r.peer_port == our_port)
+    {
+        assert!(Instant::now() < deadline, "no report of ours: {reports:?}");
+        reports.extend(server.take_reports());
+        std::thread::sleep(Duration::from_millis(5));
+    }
     assert_eq!(reports.len(), 1, "{reports:?}");
     assert_eq!(reports[0].peer_ip, local());
     // Between sessions nobody is served.
@@ -104,7 +111,9 @@ fn unclaimed_reports_are_capped() {
     for _ in 0..MAX_PENDING_REPORTS + extra {
         tcp::once(server.addr(), IO, false).unwrap();
     }
-    std::thread::sleep(Duration::from_millis(200));
+    // The one worker serves connections in order: once it has served one more, it is
+    // done with (and has reported or dropped) every connection before.
+    tcp::once(server.addr(), IO, false).unwrap();
     assert_eq!(server.take_reports().len(), MAX_PENDING_REPORTS);
     // Claimed, they make room again.
     let (_, port) = tcp::once(server.addr(), IO, false).unwrap();

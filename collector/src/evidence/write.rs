@@ -94,6 +94,7 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<bool> {
 /// An exclusive `flock` on the folder itself, released when dropped (or when the
 /// process dies). Every collector writing into the folder takes it around the whole
 /// read-modify-write of `index.json`.
+// The file is never read: holding it holds the lock (dropping it releases it).
 struct FolderLock(#[allow(dead_code)] fs::File);
 
 impl FolderLock {

@@ -11,7 +11,7 @@ use shared::Arm;
 use super::{measure_sessions, Plan};
 use crate::arms::{ArmSpec, Session, SessionOptions};
 use crate::certs::CertStore;
-use crate::netem::{DelayPath, METHOD};
+use crate::netem::{DelayPath, SetupInterrupted, METHOD};
 
 /// `20ms`, `0.5ms`: the suffix of an RTT arm's id.
 pub fn label(rtt: Duration) -> String {
@@ -34,9 +34,16 @@ pub fn run(
     (io_timeout, keepalive_requests): (Duration, u64),
     stop: &AtomicBool,
 ) -> Result<Vec<Arm>> {
-    let path = DelayPath::new().context(
-        "emulated round trips (--rtt) need root, `ip` (iproute2) and /dev/net/tun; no RTT result was faked",
-    )?;
+    let path = DelayPath::new(stop).map_err(|e| {
+        // A signal during setup is not a missing privilege: say only that (run/mod.rs).
+        if e.is::<SetupInterrupted>() {
+            e
+        } else {
+            e.context(
+                "emulated round trips (--rtt) need root, `ip` (iproute2) and /dev/net/tun; no RTT result was faked",
+            )
+        }
+    })?;
     let path = &path;
     std::thread::scope(|scope| {
         scope

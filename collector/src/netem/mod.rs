@@ -5,6 +5,7 @@
 //! so TCP connect itself costs one round trip.
 
 pub mod netns;
+pub mod setup;
 mod tun;
 
 use std::collections::VecDeque;
@@ -17,6 +18,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 pub use netns::Netns;
+pub use setup::SetupInterrupted;
+use setup::{Setup, Step};
 use tun::Tun;
 
 /// The client's and the server's address on the emulated path (RFC 2544's benchmarking
@@ -67,22 +70,44 @@ pub struct DelayPath {
 
 impl DelayPath {
     /// Makes both namespaces, their TUN devices and routes, and starts the delay line
-    /// with no delay. Everything is removed when the value is dropped.
-    pub fn new() -> Result<DelayPath> {
+    /// with no delay. Everything is removed when the value is dropped. Before each step it
+    /// looks at `stop`: when a signal set it, setup ends with [`SetupInterrupted`] and what
+    /// was made so far is removed (dropped) on the way out.
+    pub fn new(stop: &AtomicBool) -> Result<DelayPath> {
+        let setup = Setup::new(stop);
+        setup.before(Step::RemoveStale)?;
         netns::remove_stale(NS_PREFIX);
         let pid = std::process::id();
+        setup.before(Step::ClientNamespace)?;
         let client = Netns::create(&format!("{NS_PREFIX}{pid}-client"))?;
+        setup.before(Step::ServerNamespace)?;
         let server = Netns::create(&format!("{NS_PREFIX}{pid}-server"))?;
+        setup.before(Step::ClientTun)?;
         let ctun = client.within(|| Tun::open("hlab0"))??;
+        setup.before(Step::ServerTun)?;
         let stun = server.within(|| Tun::open("hlab0"))??;
-        for (ns, me, peer) in [
-            (&client, CLIENT_ADDR, SERVER_ADDR),
-            (&server, SERVER_ADDR, CLIENT_ADDR),
+        for (ns, me, peer, steps) in [
+            (
+                &client,
+                CLIENT_ADDR,
+                SERVER_ADDR,
+                [Step::ClientAddress, Step::ClientLinkUp, Step::ClientRoute],
+            ),
+            (
+                &server,
+                SERVER_ADDR,
+                CLIENT_ADDR,
+                [Step::ServerAddress, Step::ServerLinkUp, Step::ServerRoute],
+            ),
         ] {
+            setup.before(steps[0])?;
             ns.ip(&["addr", "add", &format!("{me}/32"), "dev", "hlab0"])?;
+            setup.before(steps[1])?;
             ns.ip(&["link", "set", "hlab0", "up"])?;
+            setup.before(steps[2])?;
             ns.ip(&["route", "add", &format!("{peer}/32"), "dev", "hlab0"])?;
         }
+        setup.before(Step::DelayLine)?;
         let one_way_us = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();

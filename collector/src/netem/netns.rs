@@ -28,12 +28,16 @@ pub struct Netns {
 impl Netns {
     /// Creates `name` (with its loopback up). Needs root (CAP_SYS_ADMIN).
     pub fn create(name: &str) -> Result<Netns> {
-        ip(&["netns", "add", name]).with_context(|| {
-            format!("could not create network namespace {name} (emulated round trips need root and `ip` from iproute2)")
-        })?;
-        LIVE.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(name.to_string());
+        {
+            // The list stays locked while `ip netns add` runs: a second signal's
+            // [`remove_all_now`] waits for it and then removes this namespace too,
+            // instead of missing one that is being made.
+            let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+            ip(&["netns", "add", name]).with_context(|| {
+                format!("could not create network namespace {name} (emulated round trips need root and `ip` from iproute2)")
+            })?;
+            live.push(name.to_string());
+        }
         let ns = Netns {
             name: name.to_string(),
             file: File::open(format!("/var/run/netns/{name}"))

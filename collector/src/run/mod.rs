@@ -31,7 +31,12 @@ pub const EXIT_ARM_ERROR: u8 = 3;
 /// Exit status after Ctrl-C (128 + SIGINT); SIGTERM gives 143 and SIGHUP 129.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
+/// `collector run`; after a signal, its status whatever else happened (see `signals`).
 pub fn run(args: RunArgs) -> Result<ExitCode> {
+    signals::outcome(run_to_the_end(args))
+}
+
+fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
     let (certs, groups) = if args.matrix {
         (CertKind::ALL.to_vec(), KxGroup::ALL.to_vec())
     } else {

@@ -4,15 +4,19 @@
 //! and exits at once. The exit status is 128 + the first signal's number: 130 (SIGINT),
 //! 143 (SIGTERM), 129 (SIGHUP).
 //!
+//! A signal during setup (network namespaces, TUN devices) ends the run the same way, with
+//! the same status, saying so ([`outcome`]); nothing is written then, as nothing was measured.
+//!
 //! The handler itself only records the signal and writes a byte to a pipe
 //! (async-signal-safe); a thread reading the pipe does the rest.
 
+use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
 
-use crate::netem::netns;
+use crate::netem::{netns, SetupInterrupted};
 use crate::peers::private_dir;
 
 /// The first signal received (0: none).
@@ -51,6 +55,30 @@ pub fn name() -> &'static str {
         libc::SIGHUP => "SIGHUP",
         _ => "a signal",
     }
+}
+
+/// The run's status once it has ended: after a signal, an error ends the run with the
+/// signal's status too (the user asked it to stop; the signal is the cause to report),
+/// saying whether it stopped during setup. Without a signal, `result` as it is.
+pub fn outcome(result: Result<ExitCode>) -> Result<ExitCode> {
+    let (Err(e), Some(status)) = (&result, exit_status()) else {
+        return result;
+    };
+    let during_setup = e
+        .downcast_ref::<SetupInterrupted>()
+        .or_else(|| e.chain().find_map(|c| c.downcast_ref::<SetupInterrupted>()));
+    match during_setup {
+        Some(setup) => eprintln!(
+            "collector: stopped by {}: {setup}; no arm was measured and no evidence written; \
+             what setup had made is removed",
+            name()
+        ),
+        None => eprintln!(
+            "collector: stopped by {}; while stopping, the run ended with: {e:#}",
+            name()
+        ),
+    }
+    Ok(ExitCode::from(status))
 }
 
 /// Installs the handlers; `stop` is set on the first signal.

@@ -123,6 +123,8 @@ mod tests {
         path_at(text, e.line(), e.column())
     }
 
+    // The fields are only read by serde (the test is about where a read fails), never by
+    // code, which the dead-code lint would flag: allowed for these three test types.
     #[derive(Debug, serde::Deserialize)]
     #[allow(dead_code)]
     struct Inner {
@@ -131,7 +133,7 @@ mod tests {
     }
 
     #[derive(Debug, serde::Deserialize)]
-    #[allow(dead_code)]
+    #[allow(dead_code)] // read by serde only (see `Inner`)
     struct Item {
         id: String,
         latency: Inner,
@@ -139,7 +141,7 @@ mod tests {
     }
 
     #[derive(Debug, serde::Deserialize)]
-    #[allow(dead_code)]
+    #[allow(dead_code)] // read by serde only (see `Inner`)
     struct Top {
         version: u32,
         items: Vec<Item>,

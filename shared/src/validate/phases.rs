@@ -89,6 +89,7 @@ fn monotone(row: &[f64]) -> bool {
     row.iter().all(|x| x.is_finite()) && row.windows(2).all(|w| w[0] <= w[1])
 }
 
+// `!(a <= b)` on purpose: it is also true when either side is NaN.
 #[allow(clippy::neg_cmp_op_on_partial_ord)]
 fn check_decomposition(p: &Phases, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
     let Some(d) = &p.decomposition else { return };

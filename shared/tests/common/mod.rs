@@ -1,5 +1,7 @@
 //! Helpers the evidence-reading tests share (each test file includes this module).
 
+// Each test file includes this module and uses some of its helpers; the rest would be
+// dead code in that test binary.
 #![allow(dead_code)]
 
 use serde_json::Value;
