@@ -358,7 +358,7 @@ pub fn run(
                     }
                 }
                 // After every `trace_every` untraced connections of the arm, one traced one.
-                if run.traced.is_some() && run.attempted % plan.trace_every == 0 {
+                if run.traced.is_some() && run.attempted.is_multiple_of(plan.trace_every) {
                     session.set_traced(true);
                     let traced = session.connect_once();
                     session.set_traced(false);
