@@ -148,8 +148,6 @@ pub fn evidence() -> Evidence {
                 placement: None,
                 extra: BTreeMap::new(),
             },
-            kind: None,
-            setup: None,
         },
         environment: Environment {
             hostname: "sample-host".into(),

@@ -3,13 +3,10 @@
 mod app;
 mod canvas;
 mod cdf;
-mod changes;
 mod controls;
 mod export;
 mod findings;
-mod headline;
 mod loader;
-mod method;
 mod permalink;
 mod runs;
 mod table;
