@@ -29,6 +29,20 @@ fn every_traced_handshake_is_explained_on_one_time_base() {
         .expect("a hop is measured in every run with phases");
     assert_eq!(hop.round_trips, 2000);
     assert!(hop.one_way_us > 0.0 && hop.before_us > 0.0 && hop.after_us > 0.0);
+    // The hop curve: the awake receiver at idle 0 first, then blocked receivers in order
+    // of idle, each point made of at least 20 flights.
+    assert!(hop.curve.len() >= 3, "{:?}", hop.curve);
+    assert_eq!(hop.curve[0].idle_us, 0.0);
+    assert!(
+        hop.curve.windows(2).all(|w| w[0].idle_us < w[1].idle_us),
+        "{:?}",
+        hop.curve
+    );
+    assert!(hop
+        .curve
+        .iter()
+        .all(|p| p.samples >= 20 && p.one_way_us > 0.0));
+    assert!(!hop.curve_method.is_empty());
     let by_id: HashMap<&str, &shared::Arm> = e.arms.iter().map(|a| (a.id.as_str(), a)).collect();
     assert!(
         !by_id.keys().any(|id| id.ends_with("-untraced")),
@@ -125,7 +139,54 @@ fn every_traced_handshake_is_explained_on_one_time_base() {
             StepKind::Client,
             "the client ends"
         );
-        assert_eq!(d.hop_us, hop.one_way_us);
+        // Each flight's hop is the run's hop curve at the flight's idle time: linear
+        // between points, the end points' values beyond them (read here independently).
+        let curve: Vec<(f64, f64)> = hop
+            .curve
+            .iter()
+            .map(|p| (p.idle_us, p.one_way_us))
+            .collect();
+        let read_off = |x: f64| -> f64 {
+            let (first, last) = (curve[0], curve[curve.len() - 1]);
+            if x <= first.0 {
+                return first.1;
+            }
+            if x >= last.0 {
+                return last.1;
+            }
+            let k = curve.iter().position(|p| p.0 >= x).unwrap();
+            let ((x0, y0), (x1, y1)) = (curve[k - 1], curve[k]);
+            y0 + (x - x0) / (x1 - x0) * (y1 - y0)
+        };
+        let mut waiting = 0.0;
+        for s in d.path.iter().filter(|s| s.kind == StepKind::Wire) {
+            let idle = s
+                .idle_us
+                .expect("a flight says how long its receiver had waited");
+            let hop = s.modelled_us.expect("a flight has its modelled hop");
+            assert!(idle >= 0.0, "{}", a.id);
+            assert!(
+                (hop - read_off(idle)).abs() <= 0.051,
+                "{}: {hop} at {idle}",
+                a.id
+            );
+            waiting += hop;
+        }
+        assert!(
+            (d.waiting_us - waiting).abs() <= 0.051 * hops as f64,
+            "{}",
+            a.id
+        );
+        assert!(
+            (d.hop_us - d.waiting_us / hops as f64).abs() <= 0.051,
+            "{}",
+            a.id
+        );
+        assert!(d
+            .path
+            .iter()
+            .filter(|s| s.kind != StepKind::Wire)
+            .all(|s| s.modelled_us.is_none() && s.idle_us.is_none()));
         // The model explains the traced connections it is made of.
         assert_eq!(d.measured_p50_us, t.latency_us.unwrap().p50);
         // The floor inside each side's work is the arm's own floor parts.

@@ -25,6 +25,7 @@ pub fn primitives(prims: &[shared::Primitive]) -> String {
 
 pub fn summary(e: &Evidence) -> String {
     let mut out = placement(e);
+    out.push_str(&hypervisor(e));
     let w = e.arms.iter().map(|a| a.id.len()).max().unwrap_or(10).max(3);
     let _ = writeln!(
         out,
@@ -237,13 +238,24 @@ pub fn phases(e: &Evidence) -> String {
         .max(3);
     let _ = writeln!(
         out,
-        "\nWhere the time goes (medians of the traced connections, µs; one hop = {}); \
+        "\nWhere the time goes (medians of the traced connections, µs; {}); \
          tracing cost = p50(traced) − p50(untraced), the untraced p50 being the arm's:",
-        e.hop.as_ref().map_or("-".into(), |h| us(h.one_way_us))
+        match e.hop.as_ref() {
+            Some(h) if !h.curve.is_empty() => format!(
+                "each flight's hop read off the hop curve at how long its receiver had waited: {} µs after {} µs idle up to {} µs after {} µs; ping-pong hop {}",
+                h.curve[0].one_way_us,
+                h.curve[0].idle_us,
+                h.curve[h.curve.len() - 1].one_way_us,
+                h.curve[h.curve.len() - 1].idle_us,
+                us(h.one_way_us)
+            ),
+            Some(h) => format!("one hop = {}", us(h.one_way_us)),
+            None => "one hop = -".into(),
+        }
     );
     let _ = writeln!(
         out,
-        "  {:w$}  {:>9}  {:>9}  {:>6}  {:>8}  {:>15}  {:>15}  {:>13}  {:>24}",
+        "  {:w$}  {:>9}  {:>9}  {:>6}  {:>8}  {:>15}  {:>15}  {:>21}  {:>24}",
         "arm",
         "measured",
         "predicted",
@@ -251,7 +263,7 @@ pub fn phases(e: &Evidence) -> String {
         "connect",
         "client (floor)",
         "server (floor)",
-        "hops × hop",
+        "hops (modelled)",
         "tracing cost (95% CI)"
     );
     for (a, d) in rows {
@@ -262,7 +274,7 @@ pub fn phases(e: &Evidence) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:w$}  {:>9.1}  {:>9.1}  {:>6.3}  {:>8.1}  {:>15}  {:>15}  {:>13}  {:>24}",
+            "  {:w$}  {:>9.1}  {:>9.1}  {:>6.3}  {:>8.1}  {:>15}  {:>15}  {:>21}  {:>24}",
             a.id,
             d.measured_p50_us,
             d.predicted_us,
@@ -270,7 +282,7 @@ pub fn phases(e: &Evidence) -> String {
             d.tcp_connect_us,
             format!("{:.1} ({:.1})", d.client_cpu_us, d.client_floor_us),
             format!("{:.1} ({:.1})", d.server_cpu_us, d.server_floor_us),
-            format!("{} × {:.1}", d.hops, d.hop_us),
+            hops_cell(d),
             cost,
         );
         if let Some(miss) = &d.miss {
@@ -278,6 +290,21 @@ pub fn phases(e: &Evidence) -> String {
         }
     }
     out
+}
+
+/// Each flight's modelled hop joined with `+` (`18.6+75.9`), or `hops × hop` in a run
+/// without a hop curve.
+fn hops_cell(d: &shared::Decomposition) -> String {
+    let modelled: Option<Vec<String>> = d
+        .path
+        .iter()
+        .filter(|s| s.kind == shared::StepKind::Wire)
+        .map(|s| s.modelled_us.map(|m| format!("{m:.1}")))
+        .collect();
+    match modelled {
+        Some(m) if !m.is_empty() => m.join("+"),
+        _ => format!("{} × {:.1}", d.hops, d.hop_us),
+    }
 }
 
 /// The run's CPU placement and what the arms' sampled connections show of it.
@@ -319,6 +346,46 @@ pub fn placement(e: &Evidence) -> String {
         placed.len()
     );
     out.push('\n');
+    out
+}
+
+/// The hypervisor's share during the run and the idle settings that decide what a
+/// wake-up costs (empty when the evidence has neither).
+pub fn hypervisor(e: &Evidence) -> String {
+    let env = &e.environment;
+    if env.steal_percent.is_empty() && env.cpu_idle.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("Hypervisor: ");
+    if env.steal_percent.is_empty() {
+        out.push_str("no steal time reported");
+    } else {
+        let cpus: Vec<String> = env
+            .steal_percent
+            .iter()
+            .map(|(cpu, p)| format!("{cpu} {p:.1}%"))
+            .collect();
+        let _ = write!(out, "steal time during the run {}", cpus.join(", "));
+    }
+    let idle: Vec<String> = ["cpuidle.driver", "haltpoll.guest_halt_poll_ns"]
+        .iter()
+        .filter_map(|k| Some(format!("{k} {}", env.cpu_idle.get(*k)?)))
+        .collect();
+    if !idle.is_empty() {
+        let _ = write!(out, "; idle: {}", idle.join(", "));
+    }
+    let worst = e
+        .arms
+        .iter()
+        .flat_map(|a| a.round_steal_percent.iter().flatten())
+        .fold(0.0f64, |m, x| m.max(*x));
+    if worst > 0.0 {
+        let _ = write!(
+            out,
+            "; at most {worst:.0}% in one arm's chunk of a round (arms' round_steal_percent)"
+        );
+    }
+    out.push_str("\n\n");
     out
 }
 

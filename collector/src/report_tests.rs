@@ -56,3 +56,25 @@ fn the_open_loop_section_shows_each_rate_and_names_the_knee() {
     // A run without open-loop arms has no such section.
     assert_eq!(open_loop(&shared::sample::evidence()), "");
 }
+
+#[test]
+fn the_hypervisor_line_names_steal_per_cpu_the_idle_settings_and_the_worst_round() {
+    let mut e = shared::sample::evidence();
+    assert_eq!(hypervisor(&e), "", "nothing recorded, nothing said");
+    e.environment.steal_percent = [("cpu0".to_string(), 23.5), ("cpu1".to_string(), 4.0)]
+        .into_iter()
+        .collect();
+    e.environment.cpu_idle = [
+        ("cpuidle.driver", "haltpoll"),
+        ("cpuidle.governor", "haltpoll"),
+        ("haltpoll.guest_halt_poll_ns", "0"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    e.arms[1].round_steal_percent = vec![Some(2.0), None, Some(41.2)];
+    assert_eq!(
+        hypervisor(&e),
+        "Hypervisor: steal time during the run cpu0 23.5%, cpu1 4.0%; idle: cpuidle.driver haltpoll, haltpoll.guest_halt_poll_ns 0; at most 41% in one arm's chunk of a round (arms' round_steal_percent)\n\n"
+    );
+}

@@ -60,6 +60,7 @@ pub fn arm(
         samples_us: samples,
         samples_per_round: Vec::new(),
         round_medians_us: Vec::new(),
+        round_steal_percent: Vec::new(),
         round_group: None,
         error: None,
         first_failure: None,
@@ -169,6 +170,8 @@ pub fn evidence() -> Evidence {
             },
             peers: Vec::new(),
             server_host: None,
+            steal_percent: Default::default(),
+            cpu_idle: Default::default(),
         },
         comparisons: vec![Comparison {
             kind: ComparisonKind::ResumeSpeedup,

@@ -59,8 +59,31 @@ pub struct Hop {
     /// Half the median round trip before the arms, and after them, in µs.
     pub before_us: f64,
     pub after_us: f64,
-    /// Half the median of both sets of round trips together: the hop the model uses.
+    /// Half the median of both sets of round trips together: the hop of two threads
+    /// that take turns, each waiting one round trip (the model's hop in older files).
     pub one_way_us: f64,
+    /// How `curve` was measured (empty in older files).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub curve_method: String,
+    /// One flight's one-way time against how long its receiver had been waiting for it
+    /// (before and after the arms, pooled), in order of idle time: on a virtual machine a
+    /// receiver that waited long enough for its vCPU to halt costs a wake-up more. The
+    /// model takes each flight's hop from this curve at the flight's own idle time (see
+    /// [`PathStep::idle_us`]). Empty in older files, and when too few samples were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curve: Vec<HopPoint>,
+}
+
+/// One point of [`Hop::curve`]. The first point, at idle 0, is a receiver that had not
+/// blocked (it polls the socket, as a thread still busy finds the flight already there).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct HopPoint {
+    /// Median time the receiver had been blocked in read() when the flight was ready, µs.
+    pub idle_us: f64,
+    /// Median one-way time of those flights (ready → the receiver's read returned), µs.
+    pub one_way_us: f64,
+    /// Flights in this point.
+    pub samples: u64,
 }
 
 /// Identity, timing and settings of a run.
@@ -163,6 +186,19 @@ pub struct Environment {
     /// The server's host when client and server ran on two hosts (`collector serve`).
     #[serde(default)]
     pub server_host: Option<Box<Environment>>,
+    /// Per CPU (`cpu0`, …), the share of its time the hypervisor gave to something else
+    /// (`steal` in /proc/stat) while the run ran, in per cent. Empty in older
+    /// files and where the kernel reports none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub steal_percent: BTreeMap<String, f64>,
+    /// The guest's idle settings, which decide what waking a waiting thread costs (on a
+    /// VM, a halted vCPU must be woken by the host): `cpuidle.driver`, `cpuidle.governor`,
+    /// and `haltpoll.guest_halt_poll_ns` etc. where the module exists. Empty in older
+    /// files.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub cpu_idle: BTreeMap<String, String>,
 }
 
 /// `/proc/loadavg` (1, 5 and 15 minute averages) before and after the run.
@@ -240,6 +276,14 @@ pub struct Arm {
     /// (null for a round without samples): the drift within the run, visible.
     #[serde(default)]
     pub round_medians_us: Vec<Option<f64>>,
+    /// The machine's steal time (`/proc/stat`: the host ran something else while a vCPU
+    /// wanted to run), in per cent of all CPU time, during this arm's chunk of each round,
+    /// in round order (null where no tick passed): beside `round_medians_us`, it shows
+    /// which rounds the hypervisor slowed. Empty in older files and outside rounds. (Not
+    /// in the viewer's wasm build.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub round_steal_percent: Vec<Option<f64>>,
     /// Arms with the same `round_group` were interleaved in the same rounds: round `r` of
     /// one is the same stretch of time as round `r` of the other (e.g. `loopback` for the
     /// main loop, `peer-python` for the Python script's own loop). Null when not in rounds.
@@ -447,6 +491,14 @@ pub struct PathStep {
     pub label: String,
     /// Median over regular connections, in µs.
     pub p50_us: f64,
+    /// A `wire` step: the median time its receiver had been waiting when the flight was
+    /// ready (the sender's `<f>_ready` − the receiver's moment before `<f>_read`, floored
+    /// at 0: a receiver still busy had not started to wait), µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_us: Option<f64>,
+    /// A `wire` step: the hop the model gives it ([`Hop::curve`] at `idle_us`), µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modelled_us: Option<f64>,
 }
 
 /// The median handshake taken apart, and a model that predicts it.
@@ -454,10 +506,11 @@ pub struct PathStep {
 /// Measured: every regular connection's window is cut along its critical path into
 /// `connect`, client work, server work and flights in transit (exactly: the parts of one
 /// connection add up to its window). Model: `predicted_us = tcp_connect_us +
-/// client_cpu_us + server_cpu_us + hops × hop_us`, where the first three are the medians
-/// of those parts and `hop_us` is one one-way hop measured separately in the same run
-/// (a 1-byte ping-pong between two threads over loopback TCP). A miss of more than 10%
-/// says the waiting is not explained by the hops.
+/// client_cpu_us + server_cpu_us + waiting_us`, where the first three are the medians
+/// of those parts and `waiting_us` adds each flight's hop, read off the run's
+/// [`Hop::curve`] at how long that flight's receiver had been waiting (older files: hops
+/// × one hop from a ping-pong). A miss of more than 10% says the waiting is not explained
+/// by the hops.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Decomposition {
     /// The critical path, step by step, in order.
@@ -474,10 +527,12 @@ pub struct Decomposition {
     pub server_cpu_us: f64,
     pub server_floor_us: f64,
     pub server_thread_cpu_us: f64,
-    /// Flights the client waits for on the critical path, and the hop they cost.
+    /// Flights the client waits for on the critical path, and the hop they cost: the
+    /// mean of the path's `modelled_us` when the run measured a hop curve, otherwise
+    /// [`Hop::one_way_us`].
     pub hops: u64,
     pub hop_us: f64,
-    /// `hops × hop_us`.
+    /// The sum of the path's `modelled_us` (with a hop curve), otherwise `hops × hop_us`.
     pub waiting_us: f64,
     /// The same, measured: median per-connection sum of the `wire` steps.
     pub waiting_measured_us: f64,

@@ -29,6 +29,8 @@ fn with_phases() -> Evidence {
                 kind: StepKind::Connect,
                 label: "client start → connected".into(),
                 p50_us: 20.0,
+                idle_us: None,
+                modelled_us: None,
             }],
             tcp_connect_us: 20.0,
             client_cpu_us: 300.0,
@@ -108,6 +110,33 @@ fn the_prediction_is_the_sum_of_its_parts() {
     let mut e = with_phases();
     phases(&mut e).decomposition.as_mut().unwrap().waiting_us = -1.0;
     violation_at(&e, "arms[1].phases.decomposition");
+}
+
+#[test]
+fn with_a_hop_curve_the_waiting_is_the_sum_of_the_flights_hops() {
+    let mut e = with_phases();
+    let d = phases(&mut e).decomposition.as_mut().unwrap();
+    let wire = |label: &str, idle: f64, hop: f64| PathStep {
+        kind: StepKind::Wire,
+        label: label.into(),
+        p50_us: hop,
+        idle_us: Some(idle),
+        modelled_us: Some(hop),
+    };
+    // 18.5 + 31.5 = 50 = waiting_us: valid.
+    d.path.push(wire("c1_ready → c1_read", 3.0, 18.5));
+    d.path.push(wire("s1_ready → s1_read", 250.0, 31.5));
+    let good = e.clone();
+    Evidence::from_json(&good.to_json()).expect("the flights' hops add up to the waiting");
+    // One flight's hop off by 2 µs.
+    let d = phases(&mut e).decomposition.as_mut().unwrap();
+    d.path[2].modelled_us = Some(33.5);
+    violation_at(&e, "arms[1].phases.decomposition.waiting_us");
+    // A flight without its modelled hop while another has one.
+    let mut e = good;
+    let d = phases(&mut e).decomposition.as_mut().unwrap();
+    d.path[2].modelled_us = None;
+    violation_at(&e, "arms[1].phases.decomposition.waiting_us");
 }
 
 #[test]

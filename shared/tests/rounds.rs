@@ -42,6 +42,20 @@ fn rounds_as_built_are_valid() {
 }
 
 #[test]
+fn steal_is_a_percentage_per_round_at_most_one_per_round() {
+    let mut v = with_rounds();
+    v["arms"][1]["round_steal_percent"] = json!([0.0, 12.5, null, 100.0, 3.0, 0.0]);
+    let e = read(&v).expect("valid");
+    assert_eq!(e.arms[1].round_steal_percent[1], Some(12.5));
+    v["arms"][1]["round_steal_percent"][3] = json!(100.1);
+    let msg = invariant_at(&v, "arms[1].round_steal_percent[3]");
+    assert!(msg.contains("between 0 and 100"), "{msg}");
+    v["arms"][1]["round_steal_percent"] = json!([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+    let msg = invariant_at(&v, "arms[1].round_steal_percent");
+    assert!(msg.contains("7 values for 6 rounds"), "{msg}");
+}
+
+#[test]
 fn rounds_must_add_up_and_medians_must_be_the_rounds() {
     let mut v = with_rounds();
     v["arms"][1]["samples_per_round"] = json!([2, 2, 2, 2, 2, 1]);

@@ -1,5 +1,7 @@
 //! Facts about the machine, read from /proc and /etc (Linux).
 
+use std::collections::BTreeMap;
+
 use shared::{Environment, Library, LoadAverage};
 
 /// `/proc/loadavg`'s three averages; zeros where it cannot be read.
@@ -15,6 +17,40 @@ pub fn load_average() -> [f64; 3] {
 
 pub fn hostname() -> String {
     read_trimmed("/proc/sys/kernel/hostname").unwrap_or_else(|| "unknown-host".into())
+}
+
+/// The guest's idle settings that decide what a wake-up costs (see
+/// `shared::Environment::cpu_idle`): the cpuidle driver and governor, and every
+/// parameter of the `haltpoll` module where it is loaded.
+pub fn cpu_idle() -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for (key, path) in [
+        (
+            "cpuidle.driver",
+            "/sys/devices/system/cpu/cpuidle/current_driver",
+        ),
+        (
+            "cpuidle.governor",
+            "/sys/devices/system/cpu/cpuidle/current_governor_ro",
+        ),
+        (
+            "cpuidle.governor",
+            "/sys/devices/system/cpu/cpuidle/current_governor",
+        ),
+    ] {
+        if let Some(v) = read_trimmed(path) {
+            out.entry(key.to_string()).or_insert(v);
+        }
+    }
+    if let Ok(dir) = std::fs::read_dir("/sys/module/haltpoll/parameters") {
+        for entry in dir.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(v) = read_trimmed(&entry.path().to_string_lossy()) {
+                out.insert(format!("haltpoll.{name}"), v);
+            }
+        }
+    }
+    out
 }
 
 /// The machine as it is now; `load_before` is the load average taken before measuring.
@@ -45,6 +81,8 @@ pub fn collect(load_before: [f64; 3]) -> Environment {
         },
         peers: Vec::new(),
         server_host: None,
+        steal_percent: BTreeMap::new(),
+        cpu_idle: cpu_idle(),
     }
 }
 

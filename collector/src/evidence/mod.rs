@@ -84,6 +84,10 @@ pub fn build_arm(run: &ArmRun) -> Arm {
             None => Vec::new(),
         },
         round_medians_us,
+        round_steal_percent: match rounds {
+            Some(_) => run.round_steal.clone(),
+            None => Vec::new(),
+        },
         round_group: rounds.and(run.round_group.clone()),
         error,
         first_failure: run.first_failure.clone(),

@@ -2,12 +2,13 @@
 //! it from its parts and one measured hop (see [`shared::Decomposition`]). Everything
 //! here reads only the evidence, so anyone can recompute it from the file.
 
-use shared::{Decomposition, FloorPart, PathStep, Phases, Side, StepKind};
+use shared::{Decomposition, FloorPart, HopPoint, PathStep, Phases, Side, StepKind};
 
+use super::hop_curve;
 use super::phases::median_or_zero;
 
 /// How the decomposition and the model are defined (recorded in the evidence).
-pub const MODEL: &str = "critical path of the client's timed window, cut at the moments both ends stamp on one clock: connect (start → connected), then alternately one side working (from the moment it read the peer's flight, or connected, until its next flight is ready) and that flight in transit (sender's <f>_ready → receiver's <f>_read: write, wire, wake-up, read), ending with the client's last work (its last flight's write) until done; each connection's steps add up to its window. Model: predicted = median connect + median client work + median server work + hops × one hop, where one hop is half the median round trip of a 1-byte ping-pong between two threads over loopback TCP measured in the same run; client and server work are wall time of a busy thread (its thread CPU time is given beside it: on loopback the kernel's receive work is charged to the sending thread, so CPU time would count part of each hop twice); the public-key floor is the part of each side's work from crypto_floor_parts. A prediction more than 10% off the measured p50 is flagged";
+pub const MODEL: &str = "critical path of the client's timed window, cut at the moments both ends stamp on one clock: connect (start → connected), then alternately one side working (from the moment it read the peer's flight, or connected, until its next flight is ready) and that flight in transit (sender's <f>_ready → receiver's <f>_read: write, wire, wake-up, read), ending with the client's last work (its last flight's write) until done; each connection's steps add up to its window. Model: predicted = median connect + median client work + median server work + each flight's hop, read off the run's hop curve (hop.curve: one-way time of a 1-byte flight between two threads over loopback TCP against how long its receiver had been blocked, measured in the same run, linear between points) at the flight's own median idle time (the sender's <f>_ready − the receiver's moment before <f>_read: on a VM a receiver that waited long enough for its vCPU to halt costs a wake-up more; a receiver that had not blocked yet, idle ≤ 0, takes the curve's first point, measured with a receiver that polls), or hops × the ping-pong hop (hop.one_way_us) when no curve was measured; client and server work are wall time of a busy thread (its thread CPU time is given beside it: on loopback the kernel's receive work is charged to the sending thread, so CPU time would count part of each hop twice); the public-key floor is the part of each side's work from crypto_floor_parts. A prediction more than 10% off the measured p50 is flagged";
 
 /// Largest miss of the prediction that is not flagged.
 pub const TOLERANCE: f64 = 0.10;
@@ -69,12 +70,15 @@ fn path(p: &Phases) -> Option<Vec<Step>> {
     }
 }
 
-/// Takes `p` apart and predicts `measured_p50_us` from its parts and `hop_us`.
+/// Takes `p` apart and predicts `measured_p50_us` from its parts and the hop: each
+/// flight's from `curve` at its receiver's idle time, or `hop_us` for every flight when
+/// the curve is empty.
 pub fn decompose(
     p: &Phases,
     floor: &[FloorPart],
     measured_p50_us: f64,
     hop_us: f64,
+    curve: &[HopPoint],
 ) -> Option<Decomposition> {
     let steps = path(p)?;
     let index = |side: char, e: &str| {
@@ -136,17 +140,33 @@ pub fn decompose(
         let (_, fs, fi, ts, ti) = resolved[j];
         cpu(&conns[k], ts, ti) - cpu(&conns[k], fs, fi)
     };
-    let path = steps
+    // A flight's receiver had been waiting since its moment before `<f>_read` (the
+    // client: its last write; the server: accept or its last write).
+    let idle_of = |&(_, fs, fi, ts, ti): &(StepKind, char, usize, char, usize)| {
+        let before = ti.checked_sub(1)?;
+        let mut v: Vec<f64> = conns
+            .iter()
+            .map(|c| wall(c, fs, fi) - wall(c, ts, before))
+            .collect();
+        Some(round(median_or_zero(&mut v).max(0.0)))
+    };
+    let path: Vec<PathStep> = steps
         .iter()
         .zip(&per_step)
-        .map(|((kind, fs, fe, ts, te), v)| PathStep {
-            kind: *kind,
-            label: if fs == ts {
-                format!("{} {fe} → {te}", side_name(*fs))
-            } else {
-                format!("{fe} → {te}")
-            },
-            p50_us: median_or_zero(&mut v.clone()),
+        .zip(&resolved)
+        .map(|(((kind, fs, fe, ts, te), v), r)| {
+            let idle_us = (*kind == StepKind::Wire).then(|| idle_of(r)).flatten();
+            PathStep {
+                kind: *kind,
+                label: if fs == ts {
+                    format!("{} {fe} → {te}", side_name(*fs))
+                } else {
+                    format!("{fe} → {te}")
+                },
+                p50_us: median_or_zero(&mut v.clone()),
+                idle_us,
+                modelled_us: idle_us.and_then(|i| hop_curve::at(curve, i)).map(round),
+            }
         })
         .collect();
     let floor_of = |side: Side| {
@@ -159,7 +179,11 @@ pub fn decompose(
     let tcp_connect_us = sum_of(StepKind::Connect, &wall_of);
     let client_cpu_us = sum_of(StepKind::Client, &wall_of);
     let server_cpu_us = sum_of(StepKind::Server, &wall_of);
-    let waiting_us = round(hops as f64 * hop_us);
+    let wires = path.iter().filter(|s| s.kind == StepKind::Wire);
+    let (waiting_us, hop_us) = match wires.map(|s| s.modelled_us).sum::<Option<f64>>() {
+        Some(sum) if !curve.is_empty() && hops > 0 => (round(sum), sum / hops as f64),
+        _ => (round(hops as f64 * hop_us), hop_us),
+    };
     let predicted_us = round(tcp_connect_us + client_cpu_us + server_cpu_us + waiting_us);
     let ratio = predicted_us / measured_p50_us;
     Some(Decomposition {
@@ -180,7 +204,7 @@ pub fn decompose(
         prediction_ratio: ratio,
         miss: ((ratio - 1.0).abs() > TOLERANCE).then(|| {
             format!(
-                "the model predicts {predicted_us:.1} µs, {:.0}% {} the measured p50 of {measured_p50_us:.1} µs: part of the time is not explained by connect, work and {hops} hops of {:.1} µs (measured waiting {:.1} µs)",
+                "the model predicts {predicted_us:.1} µs, {:.0}% {} the measured p50 of {measured_p50_us:.1} µs: part of the time is not explained by connect, work and {hops} hops of {:.1} µs on average (measured waiting {:.1} µs)",
                 (ratio - 1.0).abs() * 100.0,
                 if ratio > 1.0 { "above" } else { "below" },
                 hop_us,
@@ -264,7 +288,7 @@ mod tests {
                 us: 30.0,
             },
         ];
-        let d = decompose(&tls13(), &floor, 300.0, 25.0).unwrap();
+        let d = decompose(&tls13(), &floor, 300.0, 25.0, &[]).unwrap();
         let labels: Vec<(StepKind, &str, f64)> = d
             .path
             .iter()
@@ -302,8 +326,41 @@ mod tests {
         assert_eq!(d.predicted_us, 296.0);
         assert!(d.miss.is_none());
         // The same parts against a p50 of 400 µs: a miss, said in words.
-        let d = decompose(&tls13(), &floor, 400.0, 25.0).unwrap();
+        let d = decompose(&tls13(), &floor, 400.0, 25.0, &[]).unwrap();
         assert!(d.miss.unwrap().contains("26% below"));
+    }
+
+    #[test]
+    fn each_flight_takes_its_hop_from_the_curve_at_its_receivers_idle_time() {
+        let curve = [(10.0, 20.0), (50.0, 60.0), (150.0, 70.0)].map(|(i, o)| HopPoint {
+            idle_us: i,
+            one_way_us: o,
+            samples: 20,
+        });
+        let d = decompose(&tls13(), &[], 400.0, 25.0, &curve).unwrap();
+        let wires: Vec<(Option<f64>, Option<f64>)> =
+            d.path.iter().map(|s| (s.idle_us, s.modelled_us)).collect();
+        // ClientHello: ready at 60, the server waiting since it accepted at 30 → idle 30,
+        // hop 20 + 20/40 × 40 = 40. Server flight: ready at 170, the client waiting since
+        // its write at 65 → idle 105, hop 60 + 55/100 × 10 = 65.5. Other steps: none.
+        assert_eq!(
+            wires,
+            [
+                (None, None),
+                (None, None),
+                (Some(30.0), Some(40.0)),
+                (None, None),
+                (Some(105.0), Some(65.5)),
+                (None, None),
+            ]
+        );
+        assert_eq!((d.waiting_us, d.hop_us), (105.5, 52.8));
+        // 20 + 146 + 80 + 105.5.
+        assert_eq!(d.predicted_us, 351.5);
+        // An empty curve: every flight one hop of 25.
+        let d = decompose(&tls13(), &[], 400.0, 25.0, &[]).unwrap();
+        assert_eq!((d.waiting_us, d.hop_us), (50.0, 25.0));
+        assert!(d.path.iter().all(|s| s.modelled_us.is_none()));
     }
 
     #[test]
@@ -338,7 +395,7 @@ mod tests {
             server_cpu_us: vec![vec![0.0; 8]],
             ..tls13()
         };
-        let d = decompose(&p, &[], 340.0, 20.0).unwrap();
+        let d = decompose(&p, &[], 340.0, 20.0, &[]).unwrap();
         assert_eq!(d.hops, 4);
         let kinds: Vec<StepKind> = d.path.iter().map(|p| p.kind).collect();
         use StepKind::*;
@@ -358,6 +415,6 @@ mod tests {
             server_cpu_us: Vec::new(),
             ..tls13()
         };
-        assert!(decompose(&p, &[], 300.0, 25.0).is_none());
+        assert!(decompose(&p, &[], 300.0, 25.0, &[]).is_none());
     }
 }

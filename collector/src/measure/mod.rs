@@ -5,11 +5,13 @@ pub mod capacity;
 pub mod cluster;
 pub mod decompose;
 pub mod hop;
+pub mod hop_curve;
 pub mod open_loop;
 pub mod phases;
 pub mod placement;
 pub mod rtt;
 pub mod stats;
+pub mod steal;
 mod verify;
 
 use std::collections::BTreeMap;
@@ -63,6 +65,8 @@ pub struct ArmRun {
     pub timed_wall: Duration,
     /// Successful samples per interleaved round, in order (empty: not taken in rounds).
     pub samples_per_round: Vec<u64>,
+    /// The machine's steal (per cent) during this arm's chunk of each round.
+    pub round_steal: Vec<Option<f64>>,
     /// Which interleaved loop the rounds belong to (see `shared::Arm::round_group`).
     pub round_group: Option<String>,
     pub first_failure: Option<String>,
@@ -117,6 +121,7 @@ impl ArmRun {
             samples_us: Vec::with_capacity(capacity as usize),
             timed_wall: Duration::ZERO,
             samples_per_round: Vec::new(),
+            round_steal: Vec::new(),
             round_group: None,
             first_failure: None,
             kinds: None,
@@ -340,6 +345,7 @@ pub fn run(
                     run.warmup_failed += 1;
                 }
             }
+            let steal_before = steal::machine();
             let chunk_start = Instant::now();
             let mut stopped = false;
             for _ in 0..plan.chunk(round) {
@@ -376,6 +382,11 @@ pub fn run(
                 progress.tick(i);
             }
             run.timed_wall += chunk_start.elapsed();
+            run.round_steal.push(
+                steal_before
+                    .zip(steal::machine())
+                    .and_then(|(b, a)| steal::percent(b, a)),
+            );
             if stopped {
                 break 'rounds;
             }

@@ -125,6 +125,7 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
         .context("reading back the socket options on a loopback probe connection")?;
     let started = OffsetDateTime::now_utc();
     let load_before = environment::load_average();
+    let steal_before = crate::measure::steal::read();
     eprintln!(
         "collector: {} arms × {samples} timed connections ({} rounds, {} warm-up per chunk), writing to {}",
         specs.len(),
@@ -135,9 +136,9 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
     // One hop before and after the arms (loopback runs with phase recording).
     let measure_hop = !args.no_phases && !request && args.target.is_none();
     let hop_before = if measure_hop {
-        phases::hop_round_trips(io_timeout)
+        phases::hop_pass(io_timeout)
     } else {
-        Vec::new()
+        phases::HopPass::default()
     };
     // The primitives are timed before the arms and again after them; the floor uses both
     // passes pooled, and the evidence keeps each pass's median.
@@ -193,9 +194,9 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
     };
     placement::mark_control(&mut arms, &control);
     let hop_after = if measure_hop && !stop.load(Ordering::SeqCst) {
-        phases::hop_round_trips(io_timeout)
+        phases::hop_pass(io_timeout)
     } else {
-        Vec::new()
+        phases::HopPass::default()
     };
     let load_arms = !args.concurrency.is_empty() || !args.open_loop_rates.is_empty();
     if load_arms && !stop.load(Ordering::SeqCst) {
@@ -245,6 +246,8 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
     let mut comparisons = evidence::comparisons(&arms, args.bootstrap as usize, seed);
     comparisons.append(&mut peer.comparisons);
     let mut environment = environment::collect(load_before);
+    environment.steal_percent =
+        crate::measure::steal::per_cpu(&steal_before, &crate::measure::steal::read());
     environment.peers = peer.peers;
     environment.server_host = server_host;
     let mut run = Run {

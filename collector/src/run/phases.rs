@@ -7,7 +7,7 @@ use anyhow::Result;
 use shared::{Arm, Hop};
 
 use crate::arms::{ArmSpec, PhaseRecording};
-use crate::measure::{decompose, hop};
+use crate::measure::{decompose, hop, hop_curve};
 
 /// Timed ping-pong round trips for the hop, before the arms and again after them.
 pub const HOP_ROUND_TRIPS: usize = 2000;
@@ -22,32 +22,51 @@ pub fn plan(specs: &mut [ArmSpec], no_phases: bool) {
     }
 }
 
-/// Hop round trips (µs), or an empty list when the measurement failed (then no arm gets
-/// a decomposition, and the run says why).
-pub fn hop_round_trips(io_timeout: Duration) -> Vec<f64> {
-    match hop::round_trips_us(HOP_ROUND_TRIPS, io_timeout, None) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("collector: warning: could not measure one hop: {e:#}");
-            Vec::new()
-        }
-    }
+/// One pass of hop measurements: ping-pong round trips and the hop curve's samples.
+#[derive(Debug, Default)]
+pub struct HopPass {
+    pub round_trips: Vec<f64>,
+    pub curve: hop_curve::Samples,
 }
 
-/// The hop from the round trips before and after the arms, and every traced arm's
+/// Hop round trips (µs) and curve samples, or empty lists when the measurement failed
+/// (then no arm gets a decomposition, or no curve, and the run says why).
+pub fn hop_pass(io_timeout: Duration) -> HopPass {
+    let round_trips = hop::round_trips_us(HOP_ROUND_TRIPS, io_timeout, None).unwrap_or_else(|e| {
+        eprintln!("collector: warning: could not measure one hop: {e:#}");
+        Vec::new()
+    });
+    let curve = hop_curve::samples(hop_curve::ROUNDS, io_timeout, None).unwrap_or_else(|e| {
+        eprintln!("collector: warning: could not measure the hop curve (the model uses one hop for every flight): {e:#}");
+        hop_curve::Samples::default()
+    });
+    HopPass { round_trips, curve }
+}
+
+/// The hop from the passes before and after the arms, and every traced arm's
 /// decomposition (which needs its crypto floor: call after [`crate::floor::apply`]).
-pub fn finish(arms: &mut [Arm], before: &[f64], after: &[f64]) -> Result<Option<Hop>> {
-    if before.is_empty() || after.is_empty() {
+pub fn finish(arms: &mut [Arm], before: &HopPass, after: &HopPass) -> Result<Option<Hop>> {
+    let (before_rt, after_rt) = (&before.round_trips, &after.round_trips);
+    if before_rt.is_empty() || after_rt.is_empty() {
         return Ok(None);
     }
-    let all: Vec<f64> = before.iter().chain(after).copied().collect();
+    let all: Vec<f64> = before_rt.iter().chain(after_rt).copied().collect();
     let round = |x: f64| (x * 10.0).round() / 10.0;
+    let mut samples = before.curve.clone();
+    samples.extend(&after.curve);
+    let curve = hop_curve::curve(&samples);
     let h = Hop {
         method: hop::METHOD.into(),
-        round_trips: before.len() as u64,
-        before_us: round(hop::one_way_us(before)),
-        after_us: round(hop::one_way_us(after)),
+        round_trips: before_rt.len() as u64,
+        before_us: round(hop::one_way_us(before_rt)),
+        after_us: round(hop::one_way_us(after_rt)),
         one_way_us: round(hop::one_way_us(&all)),
+        curve_method: if curve.is_empty() {
+            String::new()
+        } else {
+            hop_curve::METHOD.into()
+        },
+        curve,
     };
     for arm in arms.iter_mut() {
         // The model explains the traced connections it is made of (older behaviour, every
@@ -63,7 +82,8 @@ pub fn finish(arms: &mut [Arm], before: &[f64], after: &[f64]) -> Result<Option<
             continue;
         };
         if !control {
-            p.decomposition = decompose::decompose(p, &arm.crypto_floor_parts, l.p50, h.one_way_us);
+            p.decomposition =
+                decompose::decompose(p, &arm.crypto_floor_parts, l.p50, h.one_way_us, &h.curve);
         }
     }
     Ok(Some(h))

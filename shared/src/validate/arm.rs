@@ -227,6 +227,27 @@ fn check_latency(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: &mu
     }
 }
 
+/// At most one steal share per round, each a percentage.
+#[cfg(not(target_arch = "wasm32"))]
+fn check_round_steal(arm: &Arm, rounds: usize, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
+    let steal = &arm.round_steal_percent;
+    if steal.len() > rounds {
+        bad(
+            at("round_steal_percent"),
+            format!("{} values for {rounds} rounds", steal.len()),
+        );
+    }
+    if let Some(j) = steal
+        .iter()
+        .position(|v| v.is_some_and(|v| !(0.0..=100.0).contains(&v)))
+    {
+        bad(
+            at(&format!("round_steal_percent[{j}]")),
+            "a share of CPU time is between 0 and 100 per cent".into(),
+        );
+    }
+}
+
 /// Rounds: `samples_per_round` adds up to the samples, each round's median is the
 /// nearest-rank median of its own samples, and no CI is given over too few rounds.
 fn check_rounds(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_>) {
@@ -268,6 +289,8 @@ fn check_rounds(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: &mut
         );
         return;
     }
+    #[cfg(not(target_arch = "wasm32"))]
+    check_round_steal(arm, per_round.len(), at, bad);
     let mut start = 0;
     let rounds = per_round.iter().zip(&arm.round_medians_us);
     for (r, (&n, median)) in rounds.enumerate().filter(|_| !summary) {

@@ -203,11 +203,16 @@ pub(super) fn check_arm(arm: &Arm, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_
                 us(&format!("phases.decomposition.{f}"), v, bad);
             }
             for (j, s) in d.path.iter().enumerate() {
-                us(
-                    &format!("phases.decomposition.path[{j}].p50_us"),
-                    s.p50_us,
-                    bad,
-                );
+                let fields = [
+                    ("p50_us", Some(s.p50_us)),
+                    ("idle_us", s.idle_us),
+                    ("modelled_us", s.modelled_us),
+                ];
+                for (f, v) in fields {
+                    if let Some(v) = v {
+                        us(&format!("phases.decomposition.path[{j}].{f}"), v, bad);
+                    }
+                }
             }
             ratio(
                 at("phases.decomposition.prediction_ratio"),
@@ -247,6 +252,22 @@ pub(super) fn check_rest(e: &Evidence, bad: &mut Bad<'_>) {
             ("one_way_us", h.one_way_us),
         ] {
             check(format!("hop.{f}"), v, MAX_US, US, bad);
+        }
+        for (j, p) in h.curve.iter().enumerate() {
+            check(
+                format!("hop.curve[{j}].idle_us"),
+                p.idle_us,
+                MAX_US,
+                US,
+                bad,
+            );
+            check(
+                format!("hop.curve[{j}].one_way_us"),
+                p.one_way_us,
+                MAX_US,
+                US,
+                bad,
+            );
         }
     }
 }

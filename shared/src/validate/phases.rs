@@ -1,7 +1,7 @@
 //! Invariants of an arm's phase timing ([`crate::Phases`]) and of control arms.
 
 use crate::ids::ArmsById;
-use crate::schema::{Arm, Comparison, ComparisonKind, Phases};
+use crate::schema::{Arm, Comparison, ComparisonKind, Phases, StepKind};
 
 use super::arm::Bad;
 
@@ -107,6 +107,23 @@ fn check_decomposition(p: &Phases, at: &dyn Fn(&str) -> String, bad: &mut Bad<'_
             "connect, work, waiting, hop and p50 must be finite and not negative".into(),
         );
         return;
+    }
+    // With a hop curve every flight carries its modelled hop, and the waiting is their
+    // sum (each rounded to 0.1 µs).
+    let modelled: Vec<f64> = d.path.iter().filter_map(|s| s.modelled_us).collect();
+    if !modelled.is_empty() {
+        let wires = d.path.iter().filter(|s| s.kind == StepKind::Wire).count();
+        let sum: f64 = modelled.iter().sum();
+        if modelled.len() != wires || !((sum - d.waiting_us).abs() <= 0.05 * wires as f64 + 0.05) {
+            bad(
+                at("decomposition.waiting_us"),
+                format!(
+                    "{} is not the sum of the {wires} flights' modelled hops ({sum}, {} given)",
+                    d.waiting_us,
+                    modelled.len()
+                ),
+            );
+        }
     }
     let sum = d.tcp_connect_us + d.client_cpu_us + d.server_cpu_us + d.waiting_us;
     // Each part is rounded to 0.1 µs.

@@ -1,7 +1,7 @@
 //! Where the time goes, per arm: two stacked bars on one linear axis from zero. The
 //! upper bar is the measured critical path in order (connect, each side's work, each
 //! flight in transit); the lower one the model's parts (connect, each side's public-key
-//! floor in a darker shade and its other work, hops × one hop), with a tick at the
+//! floor in a darker shade and its other work, the modelled hops), with a tick at the
 //! measured p50.
 
 use plotters::coord::Shift;

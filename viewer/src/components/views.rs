@@ -81,7 +81,7 @@ pub fn RunViews(props: &ViewsProps) -> Html {
         charts.push((
             "phases",
             "Where the time goes: each handshake phase by phase",
-            "per arm, the measured critical path (connect, client work, server work, flights in transit) above the model's parts (public-key floor darker, hops × one hop), with the measured p50 as a tick",
+            "per arm, the measured critical path (connect, client work, server work, flights in transit) above the model's parts (public-key floor darker, each flight's modelled hop), with the measured p50 as a tick",
             ChartSpec::Waterfall(falls.clone()),
         ));
     }
@@ -127,7 +127,7 @@ fn phase_table(rows: &[Waterfall]) -> Html {
         "connect",
         "client work (floor)",
         "server work (floor)",
-        "hops × one hop (measured)",
+        "hops × mean modelled hop (measured)",
         "model",
     ];
     html! {

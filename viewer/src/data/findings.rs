@@ -324,7 +324,7 @@ fn phases(ev: &Evidence, out: &mut Vec<Finding>) {
             continue;
         };
         let mut s = format!(
-            "Where a full {} handshake's {} goes ({}): server work {} ({} public-key), client work {} ({} public-key), connect {}, {} hops of {} waiting; the model predicts {} ({:.2} of the measured).",
+            "Where a full {} handshake's {} goes ({}): server work {} ({} public-key), client work {} ({} public-key), connect {}, {} waiting over {} hops; the model predicts {} ({:.2} of the measured).",
             proto(a.protocol),
             fmt_us(d.measured_p50_us),
             what(a),
@@ -333,8 +333,8 @@ fn phases(ev: &Evidence, out: &mut Vec<Finding>) {
             fmt_us(d.client_cpu_us),
             fmt_us(d.client_floor_us),
             fmt_us(d.tcp_connect_us),
+            fmt_us(d.waiting_us),
             d.hops,
-            fmt_us(d.hop_us),
             fmt_us(d.predicted_us),
             d.prediction_ratio,
         );

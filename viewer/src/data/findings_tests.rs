@@ -194,7 +194,7 @@ fn where_the_time_goes_comes_from_the_decomposition() {
     ev.arms[1].phases = Some(phases_of(d.clone()));
     assert_eq!(
         texts(&ev, Topic::Phases),
-        ["Where a full TLS 1.3 handshake's 400 µs goes (rustls · ecdsa-p256 · x25519): server work 200 µs (150 µs public-key), client work 120 µs (70.0 µs public-key), connect 20.0 µs, 2 hops of 25.0 µs waiting; the model predicts 390 µs (0.97 of the measured)."]
+        ["Where a full TLS 1.3 handshake's 400 µs goes (rustls · ecdsa-p256 · x25519): server work 200 µs (150 µs public-key), client work 120 µs (70.0 µs public-key), connect 20.0 µs, 50.0 µs waiting over 2 hops; the model predicts 390 µs (0.97 of the measured)."]
     );
     let mut missed = d;
     missed.miss = Some("the model predicts 500 µs, 25% above".into());

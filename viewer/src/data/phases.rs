@@ -43,7 +43,7 @@ impl Part {
             Part::ClientRest => "client other work",
             Part::ServerFloor => "server public-key floor",
             Part::ServerRest => "server other work",
-            Part::Waiting => "hops × one hop",
+            Part::Waiting => "hops (modelled)",
         }
     }
 }
@@ -104,31 +104,43 @@ mod tests {
                     kind: StepKind::Connect,
                     label: "client start → connected".into(),
                     p50_us: 20.0,
+                    idle_us: None,
+                    modelled_us: None,
                 },
                 PathStep {
                     kind: StepKind::Client,
                     label: "client connected → c1_ready".into(),
                     p50_us: 40.0,
+                    idle_us: None,
+                    modelled_us: None,
                 },
                 PathStep {
                     kind: StepKind::Wire,
                     label: "c1_ready → c1_read".into(),
                     p50_us: 30.0,
+                    idle_us: None,
+                    modelled_us: None,
                 },
                 PathStep {
                     kind: StepKind::Server,
                     label: "server c1_read → s1_ready".into(),
                     p50_us: 200.0,
+                    idle_us: None,
+                    modelled_us: None,
                 },
                 PathStep {
                     kind: StepKind::Wire,
                     label: "s1_ready → s1_read".into(),
                     p50_us: 30.0,
+                    idle_us: None,
+                    modelled_us: None,
                 },
                 PathStep {
                     kind: StepKind::Client,
                     label: "client s1_read → done".into(),
                     p50_us: 80.0,
+                    idle_us: None,
+                    modelled_us: None,
                 },
             ],
             tcp_connect_us: 20.0,
