@@ -169,27 +169,33 @@ fn copy_results(from: &Path, to: &Path, cap: u64) -> Result<ResultsIndex> {
             );
         }
     }
-    for file in files {
-        if !index.runs.iter().any(|e| e.file == file) {
-            let preview = preview(&from.join(&file));
-            index.runs.push(IndexEntry { file, ..preview });
-        }
+    let unlisted: Vec<String> = files
+        .into_iter()
+        .filter(|file| !index.runs.iter().any(|e| &e.file == file))
+        .collect();
+    let previews = par_map(&unlisted, |file| preview(&from.join(file)));
+    for (file, preview) in unlisted.into_iter().zip(previews) {
+        index.runs.push(IndexEntry { file, ..preview });
     }
     let mut history = shared::HistoryBuilder::default();
     std::fs::create_dir_all(to.join(SUMMARIES))
         .with_context(|| format!("could not create results/{SUMMARIES}"))?;
-    for entry in &index.runs {
+    // Each file is read, checked and summarised on its own thread; the history is built
+    // from the summaries in the index's order.
+    let summaries = par_map(&index.runs, |entry| -> Result<Option<shared::Evidence>> {
         link_or_copy(&from.join(&entry.file), &to.join(&entry.file))
             .with_context(|| format!("could not copy {}", entry.file))?;
         let evidence = std::fs::read_to_string(from.join(&entry.file))
             .ok()
             .and_then(|t| shared::Evidence::from_json(&t).ok());
-        match evidence {
-            Some(ev) => {
-                history.run(&entry.file, &ev);
-                std::fs::write(to.join(SUMMARIES).join(&entry.file), ev.summary_line())
-                    .with_context(|| format!("could not write the summary of {}", entry.file))?;
-            }
+        let Some(ev) = evidence else { return Ok(None) };
+        std::fs::write(to.join(SUMMARIES).join(&entry.file), ev.summary_line())
+            .with_context(|| format!("could not write the summary of {}", entry.file))?;
+        Ok(Some(ev.summary()))
+    });
+    for (entry, summary) in index.runs.iter().zip(summaries) {
+        match summary? {
+            Some(ev) => history.run(&entry.file, &ev),
             None => history.unreadable(&entry.file),
         }
     }
@@ -217,6 +223,32 @@ fn link_or_copy(from: &Path, to: &Path) -> std::io::Result<()> {
         return Ok(());
     }
     std::fs::copy(from, to).map(|_| ())
+}
+
+/// `f` over `items` on as many threads as there are CPUs (at most 8), results in order.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<(usize, R)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads.min(items.len()))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break mine };
+                        mine.push((i, f(item)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a site worker panicked"))
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Index fields read from an evidence file, as far as it is readable.
