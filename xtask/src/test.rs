@@ -30,6 +30,21 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     ]))?;
     // The site tests build the viewer for the browser and drive headless Chromium.
     tools::ensure_rust_target(crate::wasm::TARGET)?;
+    // The viewer's browser-only code (components, canvas) is compiled only for wasm: lint
+    // it there too.
+    step("linting the viewer for the browser (wasm32) with clippy (warnings are errors)");
+    tools::run(cargo().args([
+        "clippy",
+        "--package",
+        "viewer",
+        "--lib",
+        "--target",
+        crate::wasm::TARGET,
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     tools::ensure_apt("chromium", &["chromium", "chromium-driver"])?;
     tools::ensure_apt("chromedriver", &["chromium-driver"])?;
     // Peer arms run openssl, Python, nginx, Caddy and GnuTLS; emulated RTT and two-host

@@ -110,7 +110,7 @@ fn sweep_table(t: &SweepTable) -> Html {
                 </tr></thead>
                 <tbody>
                 for r in t.rows.iter() {
-                    <tr>{r.iter().map(|(c, text)| td(*c, None, text.clone())).collect::<Html>()}</tr>
+                    <tr>{r.iter().map(|(c, text)| td(c, None, text.clone())).collect::<Html>()}</tr>
                 }
                 </tbody>
             </table>
