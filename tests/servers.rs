@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use e2e::{collector, interrupt, read_evidence, scratch};
-use shared::{Arm, ArmKind, ComparisonKind, Evidence, Mode, Stack};
+use shared::{Arm, ArmKind, ComparisonKind, Evidence, Mode, Stack, Verified};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -185,6 +185,13 @@ fn caddy_resumes_by_the_clients_count_and_says_the_server_is_unverified() {
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let e = read_evidence(&dir);
     resumed_everywhere(&e, "rustls-vs-caddy-", false);
+    // The summary prints the client's count and "-" for the server, never "20/0".
+    let stdout = text(&out.stdout);
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("rustls-vs-caddy-tls13-resumed-ticket-rsa2048-x25519 "))
+        .unwrap_or_else(|| panic!("no summary row: {stdout}"));
+    assert!(row.contains(" 20/- "), "{row}");
     for a in e
         .arms
         .iter()
@@ -195,6 +202,7 @@ fn caddy_resumes_by_the_clients_count_and_says_the_server_is_unverified() {
             (Stack::Rustls, Stack::Caddy)
         );
         assert!(a.timed_window.contains("unverified"), "{}", a.id);
+        assert_eq!(a.verified, Some(Verified::CLIENT_ONLY), "{}", a.id);
         assert!(
             a.peer_version.as_deref().unwrap().starts_with("Caddy"),
             "{:?}",

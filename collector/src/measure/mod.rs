@@ -8,6 +8,7 @@ pub mod hop;
 pub mod open_loop;
 pub mod phases;
 pub mod placement;
+pub mod record;
 pub mod rtt;
 pub mod stats;
 mod verify;
@@ -20,6 +21,7 @@ use shared::{EarlyData, HandshakeKinds, KindCounts, Side};
 
 use crate::arms::{ArmSpec, Session};
 use crate::progress::Progress;
+pub use record::build_arm;
 pub use verify::{check, check_side, named_group};
 
 /// How many connections, and in what order.
@@ -287,7 +289,7 @@ pub fn measure_sessions(
     progress.finish();
     runs.iter()
         .filter(|r| r.attempted > 0)
-        .map(crate::evidence::build_arm)
+        .map(build_arm)
         .collect()
 }
 

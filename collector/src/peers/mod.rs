@@ -1,5 +1,5 @@
 //! The peer phase: other TLS stacks (OpenSSL's tools, Python's `ssl`, …), each in its own
-//! folder under `arms/` and one line in [`plan::STACKS`], run and checked by the collector
+//! folder under `arms/` and one line in [`stacks::STACKS`], run and checked by the collector
 //! beside the rustls arms. This module is the orchestration they share: the plan, looking
 //! up tools, the private folder for keys and configs ([`private_dir`], [`files`]), peer
 //! processes ([`process`]) and their readiness ([`ready`]), and the shared latency loop.
@@ -8,17 +8,23 @@
 //! `--require-peers`; a tool that fails makes its arms errors. Keys and certificates go
 //! to a [`private_dir::PrivateDir`] that is removed on every way out.
 
+pub mod arm;
 pub mod files;
 pub mod plan;
+pub mod port_log;
 pub mod private_dir;
 pub mod process;
 pub mod ready;
 mod run;
+pub mod servers;
+pub mod stacks;
+pub mod work;
 
 use std::path::{Path, PathBuf};
 
 pub use plan::{PeerArm, PeerStack, Tool};
-pub use run::{Context, PeerResults, Phase, Work};
+pub use run::{PeerResults, Phase};
+pub use work::{Context, Work};
 /// The peer arms' flags (flattened into `collector run`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct PeerArgs {
