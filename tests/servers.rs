@@ -217,6 +217,47 @@ fn caddy_resumes_by_the_clients_count_and_says_the_server_is_unverified() {
 }
 
 #[test]
+fn haproxy_resumes_on_both_ends_from_its_log() {
+    let (out, dir, tmp) = run(
+        "servers-haproxy",
+        "rustls-vs-haproxy",
+        &["--require-peers"],
+        None,
+    );
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let e = read_evidence(&dir);
+    resumed_everywhere(&e, "rustls-vs-haproxy-", true);
+    for a in e
+        .arms
+        .iter()
+        .filter(|a| a.id.starts_with("rustls-vs-haproxy-"))
+    {
+        assert_eq!(
+            (a.client_stack, a.server_stack),
+            (Stack::Rustls, Stack::Haproxy)
+        );
+        assert_eq!(a.verified, Some(Verified::BOTH), "{}", a.id);
+        assert!(
+            a.peer_version.as_deref().unwrap().starts_with("HAProxy"),
+            "{:?}",
+            a.peer_version
+        );
+    }
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.lines().any(|l| l
+            .starts_with("rustls-vs-haproxy-tls12-resumed-stateful-rsa2048-x25519 ")
+            && l.contains(" 20/20 ")),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "the private folder is removed"
+    );
+}
+
+#[test]
 fn gnutls_resumes_on_both_ends_and_gnutls_cli_checks_without_timing() {
     let (out, dir, _) = run("servers-gnutls", "gnutls", &["--require-peers"], None);
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));

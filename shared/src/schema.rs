@@ -768,6 +768,8 @@ string_enum!(
         /// A server the lab does not run (`collector probe HOST:PORT`): only the
         /// client's end of each connection is seen.
         Remote = "remote",
+        /// HAProxy (server; OpenSSL inside), run by the collector on loopback.
+        Haproxy = "haproxy",
         /// A stack this build does not know (a newer collector's): every unknown name in
         /// a file reads as this, so an older viewer still shows the arm. Never written.
         Other = "other",

@@ -105,6 +105,7 @@ pub fn ensure_peer_stacks() -> Result<()> {
         ("caddy", &["caddy"]),
         ("gnutls-serv", &["gnutls-bin"]),
         ("gnutls-cli", &["gnutls-bin"]),
+        ("haproxy", &["haproxy"]),
     ] {
         ensure_apt(program, packages)?;
     }

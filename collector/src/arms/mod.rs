@@ -14,6 +14,7 @@ pub mod caddy;
 pub mod cell;
 pub mod gnutls;
 pub mod guard;
+pub mod haproxy;
 pub mod keepalive;
 pub mod nginx;
 pub mod openssl;

@@ -14,6 +14,7 @@ pub static STACKS: &[&dyn PeerStack] = &[
     &arms::nginx::Peer,
     &arms::caddy::Peer,
     &arms::gnutls::Peer,
+    &arms::haproxy::Peer,
 ];
 
 /// Every peer arm of every stack for these certs and groups, before `--arms` filtering.
