@@ -258,6 +258,48 @@ fn haproxy_resumes_on_both_ends_from_its_log() {
 }
 
 #[test]
+fn botan_resumes_tls12_by_the_clients_count_and_says_the_server_is_unverified() {
+    let (out, dir, tmp) = run(
+        "servers-botan",
+        "rustls-vs-botan",
+        &["--require-peers"],
+        None,
+    );
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let e = read_evidence(&dir);
+    resumed_everywhere(&e, "rustls-vs-botan-", false);
+    for a in e
+        .arms
+        .iter()
+        .filter(|a| a.id.starts_with("rustls-vs-botan-"))
+    {
+        assert_eq!(
+            (a.client_stack, a.server_stack),
+            (Stack::Rustls, Stack::BotanServer)
+        );
+        if a.id.starts_with("rustls-vs-botan-tls13-") {
+            assert!(
+                a.skipped.as_deref().unwrap().contains("no TLS 1.3"),
+                "{}",
+                a.id
+            );
+            continue;
+        }
+        assert_eq!(a.verified, Some(Verified::CLIENT_ONLY), "{}", a.id);
+        assert!(
+            a.peer_version.as_deref().unwrap().starts_with("Botan"),
+            "{:?}",
+            a.peer_version
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "the private folder is removed"
+    );
+}
+
+#[test]
 fn gnutls_resumes_on_both_ends_and_gnutls_cli_checks_without_timing() {
     let (out, dir, _) = run("servers-gnutls", "gnutls", &["--require-peers"], None);
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));

@@ -770,6 +770,8 @@ string_enum!(
         Remote = "remote",
         /// HAProxy (server; OpenSSL inside), run by the collector on loopback.
         Haproxy = "haproxy",
+        /// Botan's `botan tls_server` (server; Botan's own TLS), run by the collector.
+        BotanServer = "botan-tls_server",
         /// A stack this build does not know (a newer collector's): every unknown name in
         /// a file reads as this, so an older viewer still shows the arm. Never written.
         Other = "other",

@@ -106,6 +106,7 @@ pub fn ensure_peer_stacks() -> Result<()> {
         ("gnutls-serv", &["gnutls-bin"]),
         ("gnutls-cli", &["gnutls-bin"]),
         ("haproxy", &["haproxy"]),
+        ("botan", &["botan"]),
     ] {
         ensure_apt(program, packages)?;
     }

@@ -10,6 +10,7 @@
 //! [`server`] and [`guard`] are the in-process server thread every rustls-side server
 //! shares (plain TCP, rustls, the rustls server s_time faces, `collector serve`).
 
+pub mod botan;
 pub mod caddy;
 pub mod cell;
 pub mod gnutls;

@@ -29,14 +29,14 @@ pub use work::{Context, Work};
 #[derive(Debug, Clone, clap::Args)]
 pub struct PeerArgs {
     /// Run no peer arms (openssl s_time / s_server, Python ssl, nginx, Caddy, GnuTLS,
-    /// HAProxy);
+    /// HAProxy, Botan);
     /// the evidence then has only rustls and TCP arms. By default they run when their
     /// tool is on PATH.
     #[arg(long, conflicts_with = "require_peers")]
     pub no_peers: bool,
 
     /// Fail before measuring if a peer tool (`openssl`, `python3`, `nginx`, `caddy`,
-    /// `gnutls-serv`, `gnutls-cli`, `haproxy`) is not on PATH, instead of recording its arms as
+    /// `gnutls-serv`, `gnutls-cli`, `haproxy`, `botan`) is not on PATH, instead of recording its arms as
     /// skipped with the reason.
     #[arg(long)]
     pub require_peers: bool,
@@ -58,7 +58,7 @@ pub struct PeerArgs {
     pub nginx_resumption_off: bool,
 
     /// Timed connections per latency peer arm (Python ssl; rustls client against
-    /// openssl s_server, nginx, Caddy, gnutls-serv, HAProxy) [default: 300, or 100 with --quick].
+    /// openssl s_server, nginx, Caddy, gnutls-serv, HAProxy, botan) [default: 300, or 100 with --quick].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub peer_samples: Option<u64>,
 }

@@ -187,7 +187,7 @@ impl Phase {
 
     fn settings(&self, plan: &Plan) -> BTreeMap<String, String> {
         let mut s = BTreeMap::new();
-        s.insert("peer_latency_arms".to_string(), format!("rustls client ↔ peer servers, and Python ssl: {} timed connections per arm in {} rounds with {} untimed warm-up connections before each chunk; the shared timing loop and statistics; where a peer server gives no per-connection report (openssl s_server, Caddy) a missing server report is accepted (and only for its arms), resumption is counted by the client and the arm records its server end as unverified (verified.server)", plan.samples, plan.rounds, plan.warmup_per_chunk));
+        s.insert("peer_latency_arms".to_string(), format!("rustls client ↔ peer servers, and Python ssl: {} timed connections per arm in {} rounds with {} untimed warm-up connections before each chunk; the shared timing loop and statistics; where a peer server gives no per-connection report (openssl s_server, Caddy, botan tls_server) a missing server report is accepted (and only for its arms), resumption is counted by the client and the arm records its server end as unverified (verified.server)", plan.samples, plan.rounds, plan.warmup_per_chunk));
         for stack in STACKS {
             if self.arms.iter().any(|a| a.stack == stack.name()) {
                 for (k, v) in stack.settings(&self.args, plan) {

@@ -15,6 +15,7 @@ pub static STACKS: &[&dyn PeerStack] = &[
     &arms::caddy::Peer,
     &arms::gnutls::Peer,
     &arms::haproxy::Peer,
+    &arms::botan::Peer,
 ];
 
 /// Every peer arm of every stack for these certs and groups, before `--arms` filtering.
