@@ -4,14 +4,7 @@ use std::fmt::Write;
 
 use shared::{ComparisonKind, Evidence};
 
-/// Microseconds for people: `812.4 µs`, `1.24 ms`.
-pub fn us(v: f64) -> String {
-    if v >= 1000.0 {
-        format!("{:.2} ms", v / 1000.0)
-    } else {
-        format!("{v:.1} µs")
-    }
-}
+pub use crate::human::us;
 
 /// The primitive table: name, operations timed, median.
 pub fn primitives(prims: &[shared::Primitive]) -> String {
