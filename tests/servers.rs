@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use e2e::{collector, interrupt, read_evidence, scratch};
-use shared::{Arm, ArmKind, ComparisonKind, Evidence, Mode, Stack};
+use shared::{Arm, ArmKind, ComparisonKind, Evidence, Mode, Stack, Verified};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -185,6 +185,13 @@ fn caddy_resumes_by_the_clients_count_and_says_the_server_is_unverified() {
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let e = read_evidence(&dir);
     resumed_everywhere(&e, "rustls-vs-caddy-", false);
+    // The summary prints the client's count and "-" for the server, never "20/0".
+    let stdout = text(&out.stdout);
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("rustls-vs-caddy-tls13-resumed-ticket-rsa2048-x25519 "))
+        .unwrap_or_else(|| panic!("no summary row: {stdout}"));
+    assert!(row.contains(" 20/- "), "{row}");
     for a in e
         .arms
         .iter()
@@ -195,8 +202,92 @@ fn caddy_resumes_by_the_clients_count_and_says_the_server_is_unverified() {
             (Stack::Rustls, Stack::Caddy)
         );
         assert!(a.timed_window.contains("unverified"), "{}", a.id);
+        assert_eq!(a.verified, Some(Verified::CLIENT_ONLY), "{}", a.id);
         assert!(
             a.peer_version.as_deref().unwrap().starts_with("Caddy"),
+            "{:?}",
+            a.peer_version
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "the private folder is removed"
+    );
+}
+
+#[test]
+fn haproxy_resumes_on_both_ends_from_its_log() {
+    let (out, dir, tmp) = run(
+        "servers-haproxy",
+        "rustls-vs-haproxy",
+        &["--require-peers"],
+        None,
+    );
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let e = read_evidence(&dir);
+    resumed_everywhere(&e, "rustls-vs-haproxy-", true);
+    for a in e
+        .arms
+        .iter()
+        .filter(|a| a.id.starts_with("rustls-vs-haproxy-"))
+    {
+        assert_eq!(
+            (a.client_stack, a.server_stack),
+            (Stack::Rustls, Stack::Haproxy)
+        );
+        assert_eq!(a.verified, Some(Verified::BOTH), "{}", a.id);
+        assert!(
+            a.peer_version.as_deref().unwrap().starts_with("HAProxy"),
+            "{:?}",
+            a.peer_version
+        );
+    }
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.lines().any(|l| l
+            .starts_with("rustls-vs-haproxy-tls12-resumed-stateful-rsa2048-x25519 ")
+            && l.contains(" 20/20 ")),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&tmp).unwrap().count(),
+        0,
+        "the private folder is removed"
+    );
+}
+
+#[test]
+fn botan_resumes_tls12_by_the_clients_count_and_says_the_server_is_unverified() {
+    let (out, dir, tmp) = run(
+        "servers-botan",
+        "rustls-vs-botan",
+        &["--require-peers"],
+        None,
+    );
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let e = read_evidence(&dir);
+    resumed_everywhere(&e, "rustls-vs-botan-", false);
+    for a in e
+        .arms
+        .iter()
+        .filter(|a| a.id.starts_with("rustls-vs-botan-"))
+    {
+        assert_eq!(
+            (a.client_stack, a.server_stack),
+            (Stack::Rustls, Stack::BotanServer)
+        );
+        if a.id.starts_with("rustls-vs-botan-tls13-") {
+            assert!(
+                a.skipped.as_deref().unwrap().contains("no TLS 1.3"),
+                "{}",
+                a.id
+            );
+            continue;
+        }
+        assert_eq!(a.verified, Some(Verified::CLIENT_ONLY), "{}", a.id);
+        assert!(
+            a.peer_version.as_deref().unwrap().starts_with("Botan"),
             "{:?}",
             a.peer_version
         );

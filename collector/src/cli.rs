@@ -5,22 +5,10 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use shared::{CertKind, KxGroup};
 
-// Upper bounds of the numeric arguments. They keep a typo (an extra few zeros) from
-// aborting on allocation or running for days; each is far above what a useful run needs.
-/// A connection stalled this long (10 minutes) measures nothing.
-pub const MAX_IO_TIMEOUT_MS: u64 = 600_000;
-/// Samples per arm: each is kept as an f64 in memory and as a number in the evidence
-/// (about 8 MB and 10 MB per arm at this bound).
-pub const MAX_SAMPLES: u64 = 1_000_000;
-/// Rounds: a median per arm and round is kept.
-pub const MAX_ROUNDS: u64 = 10_000;
-/// Bootstrap resamples: each redraws every sample of an arm.
-pub const MAX_BOOTSTRAP: u64 = 100_000;
-/// Seconds per capacity arm (one hour).
-pub const MAX_CAPACITY_SECONDS: u64 = 3_600;
-/// Offered rate of an open-loop arm, new connections per second (far above what one
-/// host can handshake).
-pub const MAX_OPEN_LOOP_RATE: u64 = 1_000_000;
+pub use crate::limits::{
+    MAX_BOOTSTRAP, MAX_CAPACITY_SECONDS, MAX_IO_TIMEOUT_MS, MAX_OPEN_LOOP_RATE, MAX_ROUNDS,
+    MAX_SAMPLES,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -72,7 +60,7 @@ significant but small slowdown is reported without failing, a large ratio whose 
 includes 1 is noise. (criterion is stricter: it asks the whole interval to clear its noise \
 threshold.)"
     )]
-    Compare(CompareArgs),
+    Compare(crate::compare::CompareArgs),
     /// Run the server side of every arm for a client on another host
     /// (`collector run --target ADDR --ca FILE`). Binds loopback unless --allow-remote.
     Serve(ServeArgs),
@@ -110,34 +98,6 @@ pub struct ServeArgs {
     /// never resumes and a client's resumed arms must come out as errors (exit 3).
     #[arg(long)]
     pub break_resumption: bool,
-}
-
-#[derive(Debug, Args)]
-#[command(
-    after_help = "Exit status: 0 no regression; 4 at least one arm regressed (slower, and \
-p50(NEW)/p50(OLD) above 1 + --threshold); 1 a file could not be read or is not valid evidence \
-(the message says which and why); 2 bad arguments."
-)]
-pub struct CompareArgs {
-    /// The earlier run's evidence file (`results/<run-id>.json`).
-    #[arg(value_name = "OLD.json")]
-    pub old: PathBuf,
-    /// The later run's evidence file.
-    #[arg(value_name = "NEW.json")]
-    pub new: PathBuf,
-    /// Regression threshold in percent (`5%` or `5`): a slower arm fails the comparison
-    /// (exit 4) only when p50(NEW)/p50(OLD) exceeds 1 + this.
-    #[arg(long, value_name = "PCT", default_value = "5%", value_parser = crate::compare::parse_threshold)]
-    pub threshold: f64,
-    /// Print the comparison as JSON instead of the table.
-    #[arg(long)]
-    pub json: bool,
-    /// Bootstrap resamples for the intervals (100 to 100000).
-    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(100..=MAX_BOOTSTRAP))]
-    pub bootstrap: u64,
-    /// Seed of the bootstrap (the same files and seed give the same output).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub seed: u64,
 }
 
 #[derive(Debug, Args)]

@@ -14,6 +14,8 @@ pub mod compare;
 pub mod cpu;
 pub mod evidence;
 pub mod floor;
+pub mod human;
+pub mod limits;
 pub mod measure;
 pub mod netem;
 pub mod peers;

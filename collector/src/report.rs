@@ -4,14 +4,7 @@ use std::fmt::Write;
 
 use shared::{ComparisonKind, Evidence};
 
-/// Microseconds for people: `812.4 µs`, `1.24 ms`.
-pub fn us(v: f64) -> String {
-    if v >= 1000.0 {
-        format!("{:.2} ms", v / 1000.0)
-    } else {
-        format!("{v:.1} µs")
-    }
-}
+pub use crate::human::us;
 
 /// The primitive table: name, operations timed, median.
 pub fn primitives(prims: &[shared::Primitive]) -> String {
@@ -43,15 +36,16 @@ pub fn summary(e: &Evidence) -> String {
             (None, Some(_)) => "n/a".into(),
             (None, None) => "-".into(),
         };
-        // A server that gives no per-connection report (openssl s_server, or ours under
-        // s_time's slices) shows "-" rather than a 0 that reads like "did not resume".
-        let server_reports = a.rate.is_none()
-            && a.server_stack != shared::Stack::OpensslSServer
-            && a.server_stack != shared::Stack::Remote;
-        let resumed = match (a.handshake_kinds.is_some(), server_reports) {
-            (false, _) => "-".into(),
-            (true, true) => format!("{}/{}", a.resumed.client, a.resumed.server),
-            (true, false) => format!("{}/-", a.resumed.client),
+        // Each end's count where it checked every connection; "-" for an end that did
+        // not (openssl s_server, Caddy, a probed server), never a 0 that reads like "did
+        // not resume" (see `Arm::verified_ends`).
+        let unmeasured = a.skipped.is_some() || a.handshake_kinds.is_none();
+        let resumed = match (unmeasured, a.resumed_by_end()) {
+            (true, _) | (_, (None, None)) => "-".into(),
+            (false, (c, s)) => {
+                let show = |n: Option<u64>| n.map_or("-".into(), |n| n.to_string());
+                format!("{}/{}", show(c), show(s))
+            }
         };
         let _ = writeln!(
             out,

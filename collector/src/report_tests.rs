@@ -78,3 +78,53 @@ fn the_hypervisor_line_names_steal_per_cpu_the_idle_settings_and_the_worst_round
         "Hypervisor: steal time during the run cpu0 23.5%, cpu1 4.0%; idle: cpuidle.driver haltpoll, haltpoll.guest_halt_poll_ns 0; at most 41% in one arm's chunk of a round (arms' round_steal_percent)\n\n"
     );
 }
+
+/// The summary row of `arm`, split on whitespace.
+fn summary_row(arm: shared::Arm) -> Vec<String> {
+    let mut e = shared::sample::evidence();
+    let id = arm.id.clone();
+    e.arms = vec![arm];
+    let out = summary(&e);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(&id))
+        .unwrap_or_else(|| panic!("no row for {id} in {out}"));
+    line.split_whitespace().map(str::to_string).collect()
+}
+
+#[test]
+fn the_resumed_column_shows_only_the_ends_that_counted() {
+    use shared::{HandshakeKinds, KindCounts, Stack, Verified};
+    let mut caddy = shared::sample::evidence().arms[0].clone();
+    caddy.id = "rustls-vs-caddy-tls13-resumed-ticket-rsa2048-x25519".into();
+    caddy.server_stack = Stack::Caddy;
+    caddy.protocol = shared::Protocol::Tls13;
+    caddy.mode = Mode::Resumed;
+    caddy.resumed.client = 300;
+    caddy.resumed.server = 0;
+    caddy.handshake_kinds = Some(HandshakeKinds {
+        client: KindCounts {
+            resumed: 300,
+            ..KindCounts::default()
+        },
+        server: KindCounts::default(),
+    });
+    // The server said nothing: its end is "-", not a 0 that reads like "did not resume".
+    caddy.verified = Some(Verified::CLIENT_ONLY);
+    let row = summary_row(caddy.clone());
+    assert!(row.contains(&"300/-".to_string()), "{row:?}");
+    // A file from before `verified`: Caddy is known to say nothing.
+    caddy.verified = None;
+    assert!(summary_row(caddy.clone()).contains(&"300/-".to_string()));
+    // A server that reports every connection: both counts.
+    caddy.verified = Some(Verified::BOTH);
+    caddy.resumed.server = 300;
+    assert!(summary_row(caddy.clone()).contains(&"300/300".to_string()));
+    // Nothing to verify on either end (plain TCP): "-", no counts.
+    caddy.verified = Some(Verified::NOT_APPLICABLE);
+    let row = summary_row(caddy);
+    assert!(
+        row.contains(&"-".to_string()) && !row.iter().any(|c| c.contains("300")),
+        "{row:?}"
+    );
+}

@@ -116,9 +116,9 @@ pub fn table(runs: &[Evidence], rows: &[Row]) -> String {
             "{:w$}  {:>4}  {:>10}  {:>10}  {:>10}  {:>6.1}%",
             r.id,
             r.p50s.len(),
-            crate::report::us(r.median),
-            crate::report::us(r.min),
-            crate::report::us(r.max),
+            crate::human::us(r.median),
+            crate::human::us(r.min),
+            crate::human::us(r.max),
             r.spread * 100.0
         );
     }

@@ -53,6 +53,7 @@ pub fn arm(
             server: resumed,
         },
         handshake_kinds: None,
+        verified: None,
         p50_ci95_us: latency.map(|l| [l.min, l.max]),
         ci_unavailable: None,
         latency_us: latency,

@@ -247,6 +247,10 @@ pub struct Arm {
     /// Handshake kinds as each end reported them (null for plain TCP).
     #[serde(default)]
     pub handshake_kinds: Option<HandshakeKinds>,
+    /// What each end was checked for (null in older files and on arms never run; see
+    /// [`Arm::verified_ends`] for how those read).
+    #[serde(default)]
+    pub verified: Option<Verified>,
     /// Null when no connection succeeded.
     pub latency_us: Option<LatencySummary>,
     /// 95% confidence interval of the median, in microseconds (see `settings.ci_method`).
@@ -734,8 +738,21 @@ pub enum ComparisonKind {
     CpuPlacementEffect,
 }
 
+/// An enum written as strings. With `unknown => Variant`, a name this build does not know
+/// reads as that variant (so a file from a newer collector still loads); without it, an
+/// unknown name is refused with the known ones.
 macro_rules! string_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $s:literal),+ $(,)? }) => {
+        string_enum!(@enum $(#[$m])* $name { $($(#[$vm])* $var = $s),+ } unknown => |s: &str| {
+            Err(serde::de::Error::unknown_variant(s, &[$($s),+]))
+        });
+    };
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $s:literal),+ $(,)? } unknown => $fallback:ident) => {
+        string_enum!(@enum $(#[$m])* $name { $($(#[$vm])* $var = $s),+ } unknown => |_: &str| {
+            Ok($name::$fallback)
+        });
+    };
+    (@enum $(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $s:literal),+ } unknown => $unknown:expr) => {
         $(#[$m])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, JsonSchema)]
         pub enum $name {
@@ -750,7 +767,7 @@ macro_rules! string_enum {
                     .iter()
                     .copied()
                     .find(|v| v.as_str() == s)
-                    .ok_or_else(|| serde::de::Error::unknown_variant(&s, &[$($s),+]))
+                    .map_or_else(|| ($unknown)(&*s), Ok)
             }
         }
         impl $name {
@@ -806,8 +823,90 @@ string_enum!(
         /// A server the lab does not run (`collector probe HOST:PORT`): only the
         /// client's end of each connection is seen.
         Remote = "remote",
+        /// HAProxy (server; OpenSSL inside), run by the collector on loopback.
+        Haproxy = "haproxy",
+        /// Botan's `botan tls_server` (server; Botan's own TLS), run by the collector.
+        BotanServer = "botan-tls_server",
+        /// A stack this build does not know (a newer collector's): every unknown name in
+        /// a file reads as this, so an older viewer still shows the arm. Never written.
+        Other = "other",
+    }
+    unknown => Other
+);
+
+string_enum!(
+    /// What one end of an arm's connections was checked for, connection by connection.
+    Verification {
+        /// This end reported every connection (its handshake kind, version, group) and
+        /// each report was checked against what the arm measures.
+        PerConnection = "per-connection",
+        /// This end's connections were not checked one by one (it gives no report of
+        /// each, e.g. `openssl s_server`, Caddy, a probed server): what it did is not
+        /// known, and its `resumed` count is 0 because nothing was counted. (A rate tool's
+        /// server may still give totals in `handshake_kinds`, checked only in sum.)
+        Unverified = "unverified",
+        /// Nothing to verify on this end: no TLS handshake (plain TCP).
+        NotApplicable = "not-applicable",
     }
 );
+
+/// What each end of an arm's connections was checked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Verified {
+    pub client: Verification,
+    pub server: Verification,
+}
+
+impl Verified {
+    pub const BOTH: Verified = Verified {
+        client: Verification::PerConnection,
+        server: Verification::PerConnection,
+    };
+    pub const CLIENT_ONLY: Verified = Verified {
+        client: Verification::PerConnection,
+        server: Verification::Unverified,
+    };
+    pub const NOT_APPLICABLE: Verified = Verified {
+        client: Verification::NotApplicable,
+        server: Verification::NotApplicable,
+    };
+}
+
+impl Arm {
+    /// What each end was checked for: `verified` where the file has it; for older files
+    /// and arms never run, what the collector did before it recorded this: plain TCP has
+    /// nothing to verify; rate tools, `openssl s_server`, Caddy and probed servers gave no
+    /// server report; every other end reported each connection.
+    pub fn verified_ends(&self) -> Verified {
+        if let Some(v) = self.verified {
+            return v;
+        }
+        if self.protocol == Protocol::Tcp {
+            return Verified::NOT_APPLICABLE;
+        }
+        let silent_server = self.rate.is_some()
+            || matches!(
+                self.server_stack,
+                Stack::OpensslSServer | Stack::Caddy | Stack::Remote
+            );
+        if silent_server {
+            Verified::CLIENT_ONLY
+        } else {
+            Verified::BOTH
+        }
+    }
+
+    /// Resumed connections by each end's own count, None for an end whose count means
+    /// nothing (unverified, or not applicable).
+    pub fn resumed_by_end(&self) -> (Option<u64>, Option<u64>) {
+        let v = self.verified_ends();
+        let count = |end: Verification, n: u64| (end == Verification::PerConnection).then_some(n);
+        (
+            count(v.client, self.resumed.client),
+            count(v.server, self.resumed.server),
+        )
+    }
+}
 
 string_enum!(
     /// Where the client and the server run (`--placement`).

@@ -88,30 +88,53 @@ fn wrong_type_names_its_path() {
 }
 
 #[test]
-fn every_stack_name_reads_back_and_others_are_refused_with_the_known_names() {
+fn every_stack_name_reads_back_and_unknown_names_read_as_other() {
     for stack in shared::Stack::ALL {
         let mut v = sample_value();
         v["arms"][0]["server_stack"] = json!(stack.as_str());
         assert_eq!(read(&v).unwrap().arms[0].server_stack, *stack);
     }
-    for (bad, said) in [(json!("lighttpd"), "lighttpd"), (json!(7), "integer")] {
-        let mut v = sample_value();
-        v["arms"][0]["server_stack"] = bad;
-        match read(&v).unwrap_err() {
-            EvidenceError::Field { path, message } => {
-                assert_eq!(path, "arms[0].server_stack");
-                assert!(message.contains(said), "{message}");
-            }
-            other => panic!("{other:?}"),
-        }
-    }
+    // A stack a newer collector knows and this build does not: read, as "other".
     let mut v = sample_value();
     v["arms"][0]["server_stack"] = json!("lighttpd");
+    assert_eq!(read(&v).unwrap().arms[0].server_stack, shared::Stack::Other);
+    // Not a name at all: refused.
+    let mut v = sample_value();
+    v["arms"][0]["server_stack"] = json!(7);
+    match read(&v).unwrap_err() {
+        EvidenceError::Field { path, message } => {
+            assert_eq!(path, "arms[0].server_stack");
+            assert!(message.contains("integer"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Other enums still refuse names they do not know, naming the known ones.
+    let mut v = sample_value();
+    v["arms"][0]["mode"] = json!("halfway");
     let message = read(&v).unwrap_err().to_string();
     assert!(
-        message.contains("`nginx`") && message.contains("`gnutls-cli`"),
+        message.contains("`full`") && message.contains("`resumed`"),
         "{message}"
     );
+}
+
+#[test]
+fn what_each_end_verified_reads_back_and_an_unverified_end_counted_nothing() {
+    let mut v = sample_value();
+    v["arms"][1]["verified"] = json!({"client": "per-connection", "server": "unverified"});
+    v["arms"][1]["resumed"]["server"] = json!(0);
+    let e = read(&v).unwrap();
+    assert_eq!(e.arms[1].verified, Some(shared::Verified::CLIENT_ONLY));
+    assert_eq!(e.arms[1].resumed_by_end().1, None);
+    // Older files have no `verified`: they still load.
+    let v = sample_value();
+    assert_eq!(read(&v).unwrap().arms[1].verified, None);
+    // An end that checked nothing cannot have counted resumptions.
+    let mut v = sample_value();
+    v["arms"][1]["verified"] = json!({"client": "unverified", "server": "per-connection"});
+    v["arms"][1]["resumed"]["client"] = json!(1);
+    let message = read(&v).unwrap_err().to_string();
+    assert!(message.contains("resumed.client"), "{message}");
 }
 
 #[test]

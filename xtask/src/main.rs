@@ -4,6 +4,7 @@
 //! and stops with a message that names what failed.
 
 mod bench;
+mod cycles;
 mod fuzz;
 mod lab;
 mod serve;
@@ -50,6 +51,12 @@ USAGE:
         on). Prints how many inputs ran and what was found; exits 1 when an input
         crashed or hung.
 
+    cargo xtask cycles [CRATE…]
+        List the import cycles between the modules of each crate (default: collector
+        and viewer), read from `crate::`/`super::` paths in their sources (test code
+        left out; a parent re-exporting its children is no cycle), at file level and
+        at the top level. Exits 1 when a crate has a file-level cycle.
+
     cargo xtask test
         Run every check: formatting, clippy (`--workspace --all-targets`, warnings are
         errors), unit tests, end-to-end tests. Installs what is missing first.
@@ -64,6 +71,7 @@ fn main() -> ExitCode {
         Some("serve") => serve::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("cycles") => cycles::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

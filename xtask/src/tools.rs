@@ -105,6 +105,8 @@ pub fn ensure_peer_stacks() -> Result<()> {
         ("caddy", &["caddy"]),
         ("gnutls-serv", &["gnutls-bin"]),
         ("gnutls-cli", &["gnutls-bin"]),
+        ("haproxy", &["haproxy"]),
+        ("botan", &["botan"]),
     ] {
         ensure_apt(program, packages)?;
     }

@@ -6,13 +6,16 @@
 //!
 //! Every TLS stack has one folder here: how one connection is made and checked for it
 //! ([`rustls`], [`openssl`], [`python`], …). The stacks other than rustls are *peers*: each
-//! is one line in [`crate::peers::plan::STACKS`], which runs them beside the rustls arms.
+//! is one line in [`crate::peers::stacks::STACKS`], which runs them beside the rustls arms.
 //! [`server`] and [`guard`] are the in-process server thread every rustls-side server
 //! shares (plain TCP, rustls, the rustls server s_time faces, `collector serve`).
 
+pub mod botan;
 pub mod caddy;
+pub mod cell;
 pub mod gnutls;
 pub mod guard;
+pub mod haproxy;
 pub mod keepalive;
 pub mod nginx;
 pub mod openssl;
@@ -30,6 +33,7 @@ use shared::{CertKind, KxGroup, Mode, Protocol, Resumption, Stack};
 
 use crate::certs::CertStore;
 use crate::netem::Placement;
+pub use cell::{tls13_only, Cell, HandshakeMode, Tls};
 pub use server::ServerReport;
 
 /// Something that deliberately breaks an arm, so tests can see the breakage reported.
@@ -265,51 +269,21 @@ pub trait Session {
 /// With `zero_rtt` (request/response mode), each cert × TLS 1.3 group also gets a 0-RTT arm.
 pub fn default_set(certs: &[CertKind], groups: &[KxGroup], zero_rtt: bool) -> Vec<ArmSpec> {
     let mut arms = vec![ArmSpec::TCP_CONNECT];
-    for &cert in certs {
-        for &group in groups {
-            for protocol in [Protocol::Tls13, Protocol::Tls12] {
-                if protocol == Protocol::Tls12 && tls13_only(group) {
-                    continue;
+    for cell in Cell::matrix(certs, groups, &HandshakeMode::ALL) {
+        arms.push(cell.spec());
+        let last = cell.handshake == HandshakeMode::ALL[HandshakeMode::ALL.len() - 1];
+        if zero_rtt && cell.tls == Tls::Tls13 && last {
+            arms.push(ArmSpec {
+                early_data: true,
+                ..Cell {
+                    handshake: HandshakeMode::Resumed(Resumption::Stateful),
+                    ..cell
                 }
-                for (mode, resumption) in [
-                    (Mode::Full, None),
-                    (Mode::Resumed, Some(Resumption::Stateful)),
-                    (Mode::Resumed, Some(Resumption::Ticket)),
-                ] {
-                    arms.push(ArmSpec {
-                        protocol,
-                        mode,
-                        resumption,
-                        cert: Some(cert),
-                        kx_group: Some(group),
-                        fault: Fault::None,
-                        early_data: false,
-                        phases: PhaseRecording::On,
-                        cpu: None,
-                    });
-                }
-                if zero_rtt && protocol == Protocol::Tls13 {
-                    arms.push(ArmSpec {
-                        protocol,
-                        mode: Mode::Resumed,
-                        resumption: Some(Resumption::Stateful),
-                        cert: Some(cert),
-                        kx_group: Some(group),
-                        fault: Fault::None,
-                        early_data: true,
-                        phases: PhaseRecording::On,
-                        cpu: None,
-                    });
-                }
-            }
+                .spec()
+            });
         }
     }
     arms
-}
-
-/// Groups TLS 1.2 cannot negotiate.
-pub fn tls13_only(group: KxGroup) -> bool {
-    matches!(group, KxGroup::X25519Mlkem768)
 }
 
 /// Keeps the arms whose id matches any comma-separated pattern: `*` matches any run of

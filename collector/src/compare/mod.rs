@@ -5,13 +5,42 @@
 pub mod rows;
 pub mod table;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
+use clap::Args;
 use shared::Evidence;
 
-use crate::cli::CompareArgs;
+use crate::limits::MAX_BOOTSTRAP;
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 no regression; 4 at least one arm regressed (slower, and \
+p50(NEW)/p50(OLD) above 1 + --threshold); 1 a file could not be read or is not valid evidence \
+(the message says which and why); 2 bad arguments."
+)]
+pub struct CompareArgs {
+    /// The earlier run's evidence file (`results/<run-id>.json`).
+    #[arg(value_name = "OLD.json")]
+    pub old: PathBuf,
+    /// The later run's evidence file.
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
+    /// Regression threshold in percent (`5%` or `5`): a slower arm fails the comparison
+    /// (exit 4) only when p50(NEW)/p50(OLD) exceeds 1 + this.
+    #[arg(long, value_name = "PCT", default_value = "5%", value_parser = parse_threshold)]
+    pub threshold: f64,
+    /// Print the comparison as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Bootstrap resamples for the intervals (100 to 100000).
+    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(100..=MAX_BOOTSTRAP))]
+    pub bootstrap: u64,
+    /// Seed of the bootstrap (the same files and seed give the same output).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+}
 
 /// Exit status when an arm regressed beyond the threshold.
 pub const EXIT_REGRESSION: u8 = 4;

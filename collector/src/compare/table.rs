@@ -5,7 +5,7 @@ use std::fmt::Write;
 use shared::Verdict;
 
 use super::rows::{Comparison, NOT_COMPARABLE, ONLY_IN_NEW, ONLY_IN_OLD};
-use crate::report::us;
+use crate::human::us;
 
 /// The table, the runs it compares, what differs between them, and a closing count.
 pub fn table(c: &Comparison) -> String {

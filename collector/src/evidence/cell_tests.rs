@@ -8,6 +8,8 @@ use shared::{Arm, CertKind, KxGroup, Mode, Protocol, Resumption, Stack};
 use super::*;
 use crate::arms::{ArmSpec, PhaseRecording};
 use crate::measure::phases::ConnTrace;
+use crate::measure::record::phase_recording;
+use crate::measure::ArmRun;
 
 fn full() -> Arm {
     sample::arm(

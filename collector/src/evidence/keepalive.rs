@@ -4,7 +4,7 @@
 
 use shared::{Arm, Mode, Resumption};
 
-use crate::report::us;
+use crate::human::us;
 
 /// One line per sound keep-alive arm, from this run's medians only.
 pub fn findings(arms: &[Arm]) -> Vec<String> {

@@ -9,6 +9,7 @@ pub mod hop_curve;
 pub mod open_loop;
 pub mod phases;
 pub mod placement;
+pub mod record;
 pub mod rtt;
 pub mod stats;
 pub mod steal;
@@ -22,6 +23,7 @@ use shared::{EarlyData, HandshakeKinds, KindCounts, Side};
 
 use crate::arms::{ArmSpec, Session};
 use crate::progress::Progress;
+pub use record::build_arm;
 pub use verify::{check, check_side, named_group};
 
 /// How many connections, and in what order.
@@ -292,7 +294,7 @@ pub fn measure_sessions(
     progress.finish();
     runs.iter()
         .filter(|r| r.attempted > 0)
-        .map(crate::evidence::build_arm)
+        .map(build_arm)
         .collect()
 }
 

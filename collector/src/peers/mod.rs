@@ -1,5 +1,5 @@
 //! The peer phase: other TLS stacks (OpenSSL's tools, Python's `ssl`, …), each in its own
-//! folder under `arms/` and one line in [`plan::STACKS`], run and checked by the collector
+//! folder under `arms/` and one line in [`stacks::STACKS`], run and checked by the collector
 //! beside the rustls arms. This module is the orchestration they share: the plan, looking
 //! up tools, the private folder for keys and configs ([`private_dir`], [`files`]), peer
 //! processes ([`process`]) and their readiness ([`ready`]), and the shared latency loop.
@@ -8,28 +8,35 @@
 //! `--require-peers`; a tool that fails makes its arms errors. Keys and certificates go
 //! to a [`private_dir::PrivateDir`] that is removed on every way out.
 
+pub mod arm;
 pub mod files;
 pub mod plan;
+pub mod port_log;
 pub mod private_dir;
 pub mod process;
 pub mod ready;
 mod run;
+pub mod servers;
+pub mod stacks;
+pub mod work;
 
 use std::path::{Path, PathBuf};
 
 pub use plan::{PeerArm, PeerStack, Tool};
-pub use run::{Context, PeerResults, Phase, Work};
+pub use run::{PeerResults, Phase};
+pub use work::{Context, Work};
 /// The peer arms' flags (flattened into `collector run`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct PeerArgs {
-    /// Run no peer arms (openssl s_time / s_server, Python ssl, nginx, Caddy, GnuTLS);
+    /// Run no peer arms (openssl s_time / s_server, Python ssl, nginx, Caddy, GnuTLS,
+    /// HAProxy, Botan);
     /// the evidence then has only rustls and TCP arms. By default they run when their
     /// tool is on PATH.
     #[arg(long, conflicts_with = "require_peers")]
     pub no_peers: bool,
 
     /// Fail before measuring if a peer tool (`openssl`, `python3`, `nginx`, `caddy`,
-    /// `gnutls-serv`, `gnutls-cli`) is not on PATH, instead of recording its arms as
+    /// `gnutls-serv`, `gnutls-cli`, `haproxy`, `botan`) is not on PATH, instead of recording its arms as
     /// skipped with the reason.
     #[arg(long)]
     pub require_peers: bool,
@@ -51,7 +58,7 @@ pub struct PeerArgs {
     pub nginx_resumption_off: bool,
 
     /// Timed connections per latency peer arm (Python ssl; rustls client against
-    /// openssl s_server, nginx, Caddy, gnutls-serv) [default: 300, or 100 with --quick].
+    /// openssl s_server, nginx, Caddy, gnutls-serv, HAProxy, botan) [default: 300, or 100 with --quick].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub peer_samples: Option<u64>,
 }

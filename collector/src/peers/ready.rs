@@ -6,10 +6,10 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use rustls::client::Resumption;
 use rustls::{ClientConfig, RootCertStore};
-use shared::{CertKind, KxGroup, Protocol};
+use shared::{CertKind, KxGroup};
 
 use crate::arms::rustls::{provider, TlsClient};
-use crate::arms::{ArmSpec, PhaseRecording, SessionOptions};
+use crate::arms::{ArmSpec, Cell, PhaseRecording, SessionOptions, Tls};
 use crate::certs::CertStore;
 
 /// One full handshake to `addr` with the rustls client of `spec` (recording off), which
@@ -32,12 +32,15 @@ pub fn presents_leaf(
         phases: PhaseRecording::Off,
         ..*spec
     };
+    let Some(cell) = probe.cell() else {
+        bail!("{spec} is not a TLS handshake arm with a pinned group: no readiness probe");
+    };
     let opts = SessionOptions::loopback(io_timeout, false);
-    let client = match tls12_ecdsa_curve(&probe) {
+    let client = match tls12_ecdsa_curve(&cell) {
         None => TlsClient::new(&probe, certs, &opts)?,
         Some(curve) => {
-            let set = certs.get(probe.cert.expect("a TLS arm has a cert"))?;
-            let mut p = (*provider(probe.kx_group.expect("a TLS arm has a group"))).clone();
+            let set = certs.get(cell.cert)?;
+            let mut p = (*provider(cell.group)).clone();
             p.kx_groups
                 .extend(provider(curve).kx_groups.iter().copied());
             let mut roots = RootCertStore::empty();
@@ -58,13 +61,13 @@ pub fn presents_leaf(
 }
 
 /// The leaf's curve, where a TLS 1.2 ECDSA arm pins another group.
-fn tls12_ecdsa_curve(spec: &ArmSpec) -> Option<KxGroup> {
-    let curve = match spec.cert? {
+fn tls12_ecdsa_curve(cell: &Cell) -> Option<KxGroup> {
+    let curve = match cell.cert {
         CertKind::EcdsaP256 => KxGroup::Secp256r1,
         CertKind::EcdsaP384 => KxGroup::Secp384r1,
         _ => return None,
     };
-    (spec.protocol == Protocol::Tls12 && spec.kx_group != Some(curve)).then_some(curve)
+    (cell.tls == Tls::Tls12 && cell.group != curve).then_some(curve)
 }
 
 #[cfg(test)]

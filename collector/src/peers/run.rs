@@ -1,32 +1,19 @@
 //! Running the peer phase: tools, private files, then every planned arm, stack by stack.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::sync::atomic::Ordering;
 
 use anyhow::{bail, Result};
 use shared::{Arm, CertKind, Comparison, KxGroup, Library};
 
-use super::files::{write_files, PemFiles};
-use super::plan::{self, PeerArm, STACKS};
+use super::files::write_files;
+use super::plan::{self, PeerArm};
 use super::private_dir::PrivateDir;
+use super::stacks::{self, STACKS};
+use super::work::{Context, Found, Work};
 use super::{which, PeerArgs};
-use crate::arms::{ArmSpec, Session};
 use crate::certs::CertStore;
-use crate::measure::{self, Plan};
-use crate::progress::Progress;
-
-/// The run's settings the peer phase needs.
-pub struct Context<'a> {
-    pub quick: bool,
-    pub rounds: u64,
-    pub warmup_per_chunk: u64,
-    pub seed: u64,
-    pub bootstrap: usize,
-    pub io_timeout: Duration,
-    pub stop: &'a AtomicBool,
-}
+use crate::measure::Plan;
 
 /// What the peer phase adds to the evidence.
 #[derive(Debug, Default)]
@@ -39,9 +26,6 @@ pub struct PeerResults {
     pub settings: BTreeMap<String, String>,
 }
 
-/// A program looked up on PATH: its path and version, or why it cannot run.
-type Found = std::result::Result<(PathBuf, String), String>;
-
 /// The peer arms of a run, with their tools looked up (before measuring, so that
 /// `--require-peers` fails fast).
 pub struct Phase {
@@ -49,71 +33,6 @@ pub struct Phase {
     arms: Vec<PeerArm>,
     tools: BTreeMap<&'static str, Found>,
     all_ids: Vec<String>,
-}
-
-/// Everything a stack's arms need while they run.
-pub struct Work<'a> {
-    pub ctx: &'a Context<'a>,
-    pub plan: &'a Plan,
-    pub args: &'a PeerArgs,
-    pub arms: &'a [PeerArm],
-    pub dir: &'a PrivateDir,
-    pub files: &'a BTreeMap<CertKind, PemFiles>,
-    pub store: &'a CertStore,
-    tools: &'a BTreeMap<&'static str, Found>,
-}
-
-impl Work<'_> {
-    /// The path and version of `program` (found: the phase runs no arm whose tool is missing).
-    pub fn tool(&self, program: &str) -> Result<(&Path, &str)> {
-        match self.tools.get(program) {
-            Some(Ok((p, v))) => Ok((p, v)),
-            Some(Err(why)) => bail!("{why}"),
-            None => bail!("`{program}` was not looked up"),
-        }
-    }
-
-    /// Whether Ctrl-C (or a signal) asked the run to stop.
-    pub fn stopped(&self) -> bool {
-        self.ctx.stop.load(Ordering::SeqCst)
-    }
-
-    /// Measures latency `sessions` (each `(arm index, session)`) through the shared timing
-    /// loop, interleaved in rounds of their own (`round_group`), and records each arm
-    /// that attempted a connection, with `version` as its peer version.
-    pub fn measure_latency(
-        &self,
-        what: &str,
-        round_group: &str,
-        version: &str,
-        sessions: Vec<(usize, Box<dyn Session>)>,
-        records: &mut [Option<Arm>],
-    ) {
-        if sessions.is_empty() || self.stopped() {
-            return;
-        }
-        eprintln!("collector: peer arms: {what} ({} arms)", sessions.len());
-        let which: Vec<usize> = sessions.iter().map(|(i, _)| *i).collect();
-        let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = sessions
-            .into_iter()
-            .map(|(i, s)| (self.arms[i].spec, s))
-            .collect();
-        let specs: Vec<ArmSpec> = sessions.iter().map(|(s, _)| *s).collect();
-        let progress = Progress::new(&specs, self.plan.samples);
-        let runs = measure::run(
-            &mut sessions,
-            self.plan,
-            round_group,
-            &progress,
-            self.ctx.stop,
-        );
-        progress.finish();
-        for (&i, run) in which.iter().zip(runs) {
-            if run.attempted > 0 {
-                records[i] = Some(self.arms[i].measured_arm(Some(version.to_string()), &run));
-            }
-        }
-    }
 }
 
 impl Phase {
@@ -126,13 +45,33 @@ impl Phase {
         filter: Option<&str>,
         loopback: bool,
     ) -> Result<Phase> {
-        let all = plan::plan(certs, groups);
+        let all = stacks::plan(certs, groups);
         let all_ids = all.iter().map(|a| a.id.clone()).collect();
         let arms = if args.no_peers || !loopback {
             Vec::new()
         } else {
             plan::filtered(all, filter)
         };
+        // Servers bind loopback only: a stack that cannot runs only when asked by name.
+        let wide = stacks::beyond_loopback();
+        let arms: Vec<_> = arms
+            .into_iter()
+            .filter(|a| match wide.iter().find(|(name, _)| *name == a.stack) {
+                None => true,
+                Some((name, why)) => {
+                    let asked = filter.is_some_and(|f| f.contains(name));
+                    if asked {
+                        eprintln!("collector: warning: {name} arms asked for by --arms: {why}");
+                    }
+                    asked
+                }
+            })
+            .collect();
+        if filter.is_none() && !args.no_peers && loopback {
+            for (name, why) in &wide {
+                eprintln!("collector: {name} arms are not in the default run ({why}); ask for them with --arms '*{name}*'");
+            }
+        }
         let mut tools = BTreeMap::new();
         for (name, (tool, stacks)) in plan::tools(&arms) {
             let found = match which(name) {
@@ -268,7 +207,7 @@ impl Phase {
 
     fn settings(&self, plan: &Plan) -> BTreeMap<String, String> {
         let mut s = BTreeMap::new();
-        s.insert("peer_latency_arms".to_string(), format!("rustls client ↔ peer servers, and Python ssl: {} timed connections per arm in {} rounds with {} untimed warm-up connections before each chunk; the shared timing loop and statistics; where a peer server gives no per-connection report (openssl s_server, Caddy) a missing server report is accepted (and only for its arms) and resumption is counted by the client", plan.samples, plan.rounds, plan.warmup_per_chunk));
+        s.insert("peer_latency_arms".to_string(), format!("rustls client ↔ peer servers, and Python ssl: {} timed connections per arm in {} rounds with {} untimed warm-up connections before each chunk; the shared timing loop and statistics; where a peer server gives no per-connection report (openssl s_server, Caddy, botan tls_server) a missing server report is accepted (and only for its arms), resumption is counted by the client and the arm records its server end as unverified (verified.server)", plan.samples, plan.rounds, plan.warmup_per_chunk));
         for stack in STACKS {
             if self.arms.iter().any(|a| a.stack == stack.name()) {
                 for (k, v) in stack.settings(&self.args, plan) {

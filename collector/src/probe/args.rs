@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::cli::{MAX_BOOTSTRAP, MAX_IO_TIMEOUT_MS, MAX_ROUNDS, MAX_SAMPLES};
+use crate::limits::{MAX_BOOTSTRAP, MAX_IO_TIMEOUT_MS, MAX_ROUNDS, MAX_SAMPLES};
 
 #[derive(Debug, Args)]
 #[command(

@@ -1,6 +1,6 @@
 //! The rules of one arm, by its shape (skipped, rate-only, latency).
 
-use crate::schema::{Arm, MIN_CI_ROUNDS};
+use crate::schema::{Arm, Verification, MIN_CI_ROUNDS};
 
 /// The three shapes an arm can have; each has its own rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +38,19 @@ pub(super) fn check(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: 
         ArmKind::Latency => {
             check_latency(arm, summary, at, bad);
             check_rounds(arm, summary, at, bad);
+        }
+    }
+    if let Some(v) = arm.verified {
+        for (end, how, resumed) in [
+            ("client", v.client, arm.resumed.client),
+            ("server", v.server, arm.resumed.server),
+        ] {
+            if how != Verification::PerConnection && resumed > 0 {
+                bad(
+                    at(&format!("resumed.{end}")),
+                    format!("{resumed} counted by an end that is {how} (verified.{end})"),
+                );
+            }
         }
     }
     if arm.kind() != ArmKind::Latency {

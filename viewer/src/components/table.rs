@@ -99,7 +99,7 @@ fn table_row(r: &ArmRow) -> Html {
             <td>{r.cert.clone()}</td><td>{r.group.clone()}</td>
             {numbers}
             <td class="num efficiency">{r.efficiency_text()}</td>
-            <td class="num">{format!("{}/{}", r.resumed_client, r.resumed_server)}</td>
+            <td class="num">{r.resumed_text()}</td>
             <td class={classes!("num", (r.failed > 0).then_some("error"))}>
                 {format!("{} of {}", r.failed, r.attempted)}
             </td>

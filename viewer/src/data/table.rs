@@ -27,8 +27,10 @@ pub struct ArmRow {
     pub attempted: u64,
     pub succeeded: u64,
     pub failed: u64,
-    pub resumed_client: u64,
-    pub resumed_server: u64,
+    /// Resumed connections by each end's own count; None for an end that did not check
+    /// each connection (unverified, or nothing to verify: see `Arm::verified_ends`).
+    pub resumed_client: Option<u64>,
+    pub resumed_server: Option<u64>,
     /// Public-key work on the handshake's critical path (µs) and its share of the p50.
     pub crypto_floor: Option<f64>,
     pub efficiency: Option<f64>,
@@ -62,8 +64,8 @@ pub fn arm_rows(runs: &RunSet, filter: &ArmFilter) -> Vec<ArmRow> {
             attempted: a.attempted,
             succeeded: a.succeeded,
             failed: a.failed,
-            resumed_client: a.resumed.client,
-            resumed_server: a.resumed.server,
+            resumed_client: a.resumed_by_end().0,
+            resumed_server: a.resumed_by_end().1,
             crypto_floor: a.crypto_floor_us,
             efficiency: a.efficiency,
             rate: a.rate.as_ref().map(|r| [r.per_real_s, r.per_user_s]),
@@ -73,6 +75,12 @@ pub fn arm_rows(runs: &RunSet, filter: &ArmFilter) -> Vec<ArmRow> {
 }
 
 impl ArmRow {
+    /// `client/server` resumed counts, `-` for an end that did not count.
+    pub fn resumed_text(&self) -> String {
+        let end = |n: Option<u64>| n.map_or("-".to_string(), |n| n.to_string());
+        format!("{}/{}", end(self.resumed_client), end(self.resumed_server))
+    }
+
     /// `71.2% (floor 312 µs)`; `n/a (floor 0 µs)` when the arm has a floor but no
     /// efficiency (a TTFB or RTT window, or a floor of 0); `–` without a floor, and nothing
     /// derived from an arm whose numbers are not results.
@@ -185,7 +193,7 @@ pub fn sort_rows(rows: &mut [ArmRow], sort: Sort) {
             SortKey::P99 => r.p99,
             SortKey::Ci => r.p50_ci.map(|c| c[0]),
             SortKey::Efficiency => r.efficiency,
-            SortKey::Resumed => Some(r.resumed_client as f64),
+            SortKey::Resumed => r.resumed_client.map(|n| n as f64),
             // Failed connections as a share of those attempted.
             SortKey::Failed => Some(r.failed as f64 / r.attempted.max(1) as f64),
             _ => None,
@@ -236,7 +244,7 @@ mod tests {
         for (row, arm) in rows.iter().zip(&ev.arms) {
             assert_eq!(row.arm, arm.id);
             assert_eq!(row.p50, arm.latency_us.map(|l| l.p50));
-            assert_eq!(row.resumed_server, arm.resumed.server);
+            assert_eq!(row.resumed_server, arm.resumed_by_end().1);
         }
         assert_eq!(rows[0].cert, "", "TCP has no cert");
         assert_eq!(

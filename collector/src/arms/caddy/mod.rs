@@ -3,23 +3,23 @@
 //! Caddy runs from a JSON config the collector writes into the run's private folder: the
 //! run's certificate, no automatic HTTPS (so no ACME), the admin endpoint off, loopback
 //! only. Go does not report resumption per connection: the client's count is recorded and
-//! the server's end is unverified (`resumed.server` 0 by construction), as for s_server.
+//! the server's end is recorded as unverified, as for s_server.
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use serde_json::json;
-use shared::{Arm, CertKind, KxGroup, Mode, Protocol, Resumption, Stack};
+use shared::{Arm, CertKind, KxGroup, Protocol, Stack};
 
-use super::rustls::www::WwwClient;
-use super::{tls13_only, ArmSpec, Session};
+use super::rustls::www::ServerView;
+use super::{Cell, HandshakeMode};
 use crate::measure::Plan;
 use crate::peers::files::PemFiles;
+use crate::peers::plan::{ask_version, first_line};
 use crate::peers::process::{free_loopback_addr, ServerProcess};
-use crate::peers::ready::presents_leaf;
+use crate::peers::servers::{rustls_arm, PeerServer, ServerStack, Servers};
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
 
 pub const NAME: &str = "caddy";
@@ -32,21 +32,8 @@ pub const CADDY: Tool = Tool {
 
 /// `caddy version`'s first line, e.g. `2.6.2` (Debian) or `v2.6.2 h1:…`.
 pub fn version(program: &Path) -> Result<String> {
-    let out = Command::new(program)
-        .arg("version")
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("could not run `{} version`", program.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    match text.lines().next().map(str::trim) {
-        Some(line) if out.status.success() && !line.is_empty() => Ok(format!("Caddy {line}")),
-        _ => bail!(
-            "`{} version` failed ({}): {}",
-            program.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-    }
+    let (out, _) = ask_version(program, &["version"])?;
+    Ok(format!("Caddy {}", first_line(program, &out)?))
 }
 
 /// Caddy's (Go's) name for a group, where Caddy 2.6 has it.
@@ -104,21 +91,54 @@ pub fn config(
 }
 
 /// A running Caddy with one server.
-struct Caddy {
+pub struct Caddy {
     process: ServerProcess,
 }
 
-impl Caddy {
+impl PeerServer for Caddy {
+    fn addr(&self) -> SocketAddr {
+        self.process.addr()
+    }
+
+    /// None: Go logs no per-connection resumption.
+    fn view(&self) -> Result<Option<Box<dyn ServerView>>> {
+        Ok(None)
+    }
+
+    fn check_alive(&mut self) -> Result<()> {
+        self.process.check_alive()
+    }
+}
+
+pub struct Peer;
+
+impl ServerStack for Peer {
+    /// One process per cert, version and group (tickets always on).
+    type Setup = (CertKind, Protocol, KxGroup);
+    type Server = Caddy;
+
+    fn server_name(&self) -> &'static str {
+        "caddy"
+    }
+
+    fn server_tool(&self) -> Tool {
+        CADDY
+    }
+
+    fn setup(&self, cell: &Cell, _args: &PeerArgs) -> Self::Setup {
+        (cell.cert, cell.protocol(), cell.group)
+    }
+
     fn start(
+        &self,
         program: &Path,
-        spec: &ArmSpec,
+        (cert, protocol, group): Self::Setup,
         w: &Work,
         ready: &dyn Fn(SocketAddr) -> Result<()>,
     ) -> Result<Caddy> {
-        let (cert, group) = (spec.cert.expect("cert"), spec.kx_group.expect("group"));
         let name = format!(
             "{cert}-{}-{group}",
-            if spec.protocol == Protocol::Tls12 {
+            if protocol == Protocol::Tls12 {
                 "tls12"
             } else {
                 "tls13"
@@ -126,14 +146,7 @@ impl Caddy {
         );
         let addr = free_loopback_addr()?;
         let home = w.dir.subdir(&format!("caddy-{name}-home"))?;
-        let conf = config(
-            addr,
-            spec.protocol,
-            group,
-            &w.files[&cert],
-            w.dir.path(),
-            &name,
-        );
+        let conf = config(addr, protocol, group, &w.files[&cert], w.dir.path(), &name);
         let conf = w.dir.write(
             &format!("caddy-{name}.json"),
             serde_json::to_string_pretty(&conf)?.as_bytes(),
@@ -158,120 +171,28 @@ impl Caddy {
     }
 }
 
-/// A rustls client → Caddy arm.
-#[derive(Debug, Clone, Copy)]
-pub struct RustlsToCaddy;
-
-pub struct Peer;
-
 impl PeerStack for Peer {
     fn name(&self) -> &'static str {
         NAME
     }
 
     fn plan(&self, certs: &[CertKind], groups: &[KxGroup]) -> Vec<PeerArm> {
-        let mut out = Vec::new();
-        for &cert in certs {
-            for &group in groups {
-                for protocol in [Protocol::Tls13, Protocol::Tls12] {
-                    if protocol == Protocol::Tls12 && tls13_only(group) {
-                        continue;
-                    }
-                    for (mode, resumption) in [
-                        (Mode::Full, None),
-                        (Mode::Resumed, Some(Resumption::Ticket)),
-                    ] {
-                        let spec = ArmSpec {
-                            protocol,
-                            mode,
-                            resumption,
-                            cert: Some(cert),
-                            kx_group: Some(group),
-                            ..ArmSpec::TCP_CONNECT
-                        };
-                        let mut arm = PeerArm::new(
-                            NAME,
-                            format!("rustls-vs-caddy-{spec}"),
-                            spec,
-                            (Stack::Caddy, Stack::Rustls, Stack::Caddy),
-                            vec![CADDY],
-                            format!(
-                                "{} Server: Caddy (Go crypto/tls; a separate process, one per cert, protocol and group; session tickets on, Go's default) gives no per-connection report, so resumption is counted by the rustls client only and resumed.server is 0 by construction: the server's end is unverified; after the timer the client sends GET /x and reads the 1-byte answer (TLS 1.3 tickets arrive with it)",
-                                spec.timed_window(false)
-                            ),
-                            RustlsToCaddy,
-                        );
-                        arm.known_skip = curve_name(group).is_none().then(|| format!(
-                            "Caddy 2.6 (Go 1.19 crypto/tls) has no {group}: this cell is not measured"
-                        ));
-                        out.push(arm);
-                    }
-                }
-            }
-        }
-        out
+        Cell::matrix(certs, groups, &HandshakeMode::FULL_AND_TICKET)
+            .into_iter()
+            .map(|cell| {
+                let mut arm = rustls_arm(NAME, "caddy", Stack::Caddy, vec![CADDY], cell, "Caddy (Go crypto/tls; a separate process, one per cert, protocol and group; session tickets on, Go's default) gives no per-connection report, so resumption is counted by the rustls client only: the server's end is unverified (verified.server); after the timer the client sends GET /x and reads the 1-byte answer (TLS 1.3 tickets arrive with it)");
+                arm.known_skip = curve_name(cell.group).is_none().then(|| format!(
+                    "Caddy 2.6 (Go 1.19 crypto/tls) has no {}: this cell is not measured", cell.group
+                ));
+                arm
+            })
+            .collect()
     }
 
     fn run(&self, w: &Work, idx: &[usize], records: &mut [Option<Arm>]) -> Result<()> {
-        let (program, version) = w.tool(CADDY.program)?;
-        type Key = (CertKind, Protocol, KxGroup);
-        let mut servers: BTreeMap<Key, std::result::Result<Caddy, String>> = BTreeMap::new();
-        let mut errors: BTreeMap<usize, String> = BTreeMap::new();
-        let mut sessions: Vec<(usize, Box<dyn Session>)> = Vec::new();
-        for &i in idx {
-            let spec = w.arms[i].spec;
-            let key = (
-                spec.cert.expect("cert"),
-                spec.protocol,
-                spec.kx_group.expect("group"),
-            );
-            let server = servers.entry(key).or_insert_with(|| {
-                let ready = |addr| presents_leaf(&spec, w.store, addr, w.ctx.io_timeout);
-                Caddy::start(program, &spec, w, &ready).map_err(|e| format!("{e:#}"))
-            });
-            let client = match server {
-                Ok(s) => WwwClient::new(
-                    &spec,
-                    w.store,
-                    s.process.addr(),
-                    w.ctx.io_timeout,
-                    "caddy",
-                    None,
-                )
-                .map_err(|e| format!("{e:#}")),
-                Err(e) => Err(format!("caddy did not start: {e}")),
-            };
-            match client {
-                Ok(c) => sessions.push((i, Box::new(c))),
-                Err(e) => {
-                    errors.insert(i, e);
-                }
-            }
-        }
-        w.measure_latency(
-            "rustls client against Caddy",
-            "peer-caddy",
-            version,
-            sessions,
-            records,
-        );
-        for (key, server) in servers.iter_mut() {
-            if let Ok(s) = server {
-                if let Err(e) = s.process.check_alive() {
-                    for &i in idx {
-                        let spec = w.arms[i].spec;
-                        if (spec.cert, spec.protocol, spec.kx_group)
-                            == (Some(key.0), key.1, Some(key.2))
-                        {
-                            errors.entry(i).or_insert_with(|| format!("{e:#}"));
-                        }
-                    }
-                }
-            }
-        }
-        for (i, e) in errors {
-            records[i] = Some(w.arms[i].error_arm(Some(version.to_string()), e));
-        }
+        let mut servers = Servers::new(self, w)?;
+        servers.run_rustls_arms(idx, records);
+        servers.finish(records);
         Ok(())
     }
 

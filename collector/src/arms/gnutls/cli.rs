@@ -12,7 +12,7 @@ use super::output::{self, cli_resume, Resume};
 use super::serv::priority;
 use super::CLI_RUNS;
 use crate::arms::server::Server;
-use crate::arms::ArmSpec;
+use crate::arms::Cell;
 use crate::peers::process::Guarded;
 use crate::peers::Work;
 
@@ -55,12 +55,12 @@ impl Seen for ServSeen<'_> {
 pub(super) fn cli_check(
     w: &Work,
     cli: &Path,
-    spec: &ArmSpec,
+    cell: &Cell,
     addr: SocketAddr,
     seen: &mut dyn Seen,
 ) -> Result<String> {
-    let ca = &w.files[&spec.cert.expect("a cert")].ca;
-    let prio = priority(spec.protocol, spec.kx_group.expect("a group"))?;
+    let ca = &w.files[&cell.cert].ca;
+    let prio = priority(cell.protocol(), cell.group)?;
     let mut counts = BTreeMap::new();
     seen.since()?;
     for run in 0..CLI_RUNS {

@@ -1,29 +1,19 @@
 //! nginx's own view of every connection: one access-log line per request, in the format
 //! [`LOG_FORMAT`], read back and matched to the client's connection by its port.
 
-use std::collections::HashMap;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use shared::KindCounts;
 
-use crate::arms::rustls::www::ServerView;
 use crate::arms::Handshake;
+pub use crate::peers::port_log::{Line, PortLog};
 
 /// The `log_format` the collector gives nginx: a marker, the client's port, then what
 /// nginx's OpenSSL negotiated (`$ssl_session_reused` is `r` for a resumed session, `.`
 /// otherwise; an empty variable is logged as `-`).
 pub const LOG_FORMAT: &str =
     "hlab $remote_port $ssl_session_reused $ssl_protocol $ssl_curve $ssl_cipher";
-
-/// One parsed access-log line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Line {
-    pub port: u16,
-    pub handshake: Handshake,
-}
 
 /// Parses one line written with [`LOG_FORMAT`].
 pub fn parse_line(line: &str) -> Result<Line> {
@@ -72,101 +62,20 @@ pub fn openssl_group(name: &str) -> Option<rustls::NamedGroup> {
     }
 }
 
-/// Reads an access log as nginx appends to it.
-pub struct AccessLog {
-    path: PathBuf,
-    offset: u64,
-    /// Bytes read after the last complete line.
-    partial: String,
-    /// Lines read and not yet claimed, by client port (the newest line per port).
-    pending: HashMap<u16, Handshake>,
-    io_timeout: Duration,
-}
+/// nginx's access log, read as nginx appends to it.
+pub type AccessLog = PortLog;
 
-impl AccessLog {
-    /// Reads `path` from its current end on.
-    pub fn from_end(path: PathBuf, io_timeout: Duration) -> Result<AccessLog> {
-        let offset = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        Ok(AccessLog {
-            path,
-            offset,
-            partial: String::new(),
-            pending: HashMap::new(),
-            io_timeout,
-        })
-    }
-
-    /// Skips to the end of the log: what was written so far is forgotten.
-    pub fn skip_to_end(&mut self) -> Result<()> {
-        self.new_lines()?;
-        self.pending.clear();
-        Ok(())
-    }
-
-    /// The complete lines appended since the last call, parsed.
-    fn new_lines(&mut self) -> Result<Vec<Line>> {
-        let mut f = match std::fs::File::open(&self.path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(e).with_context(|| format!("reading {}", self.path.display())),
-        };
-        f.seek(SeekFrom::Start(self.offset))?;
-        let mut text = String::new();
-        let n = f.read_to_string(&mut text)?;
-        self.offset += n as u64;
-        self.partial.push_str(&text);
-        let Some(end) = self.partial.rfind('\n') else {
-            return Ok(Vec::new());
-        };
-        let complete: String = self.partial.drain(..=end).collect();
-        complete
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .map(parse_line)
-            .collect()
-    }
-
-    /// The handshake kinds of every line appended since the last call (or skip).
-    pub fn kinds_since(&mut self) -> Result<KindCounts> {
-        let mut k = KindCounts::default();
-        for line in self.new_lines()? {
-            match line.handshake.kind {
-                rustls::HandshakeKind::Resumed => k.resumed += 1,
-                _ => k.full += 1,
-            }
-        }
-        self.pending.clear();
-        Ok(k)
-    }
-}
-
-impl ServerView for AccessLog {
-    fn connection(&mut self, port: u16) -> Result<Handshake> {
-        let deadline = Instant::now() + self.io_timeout;
-        loop {
-            for line in self.new_lines()? {
-                self.pending.insert(line.port, line.handshake);
-            }
-            if let Some(h) = self.pending.remove(&port) {
-                // Connections never overlap: lines of other ports are of connections
-                // that are over (failed ones), never claimed.
-                self.pending.clear();
-                return Ok(h);
-            }
-            if Instant::now() > deadline {
-                bail!(
-                    "nginx logged no request from client port {port} within {:?}",
-                    self.io_timeout
-                );
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    }
+/// Reads nginx's access log at `path` from its current end on.
+pub fn open(path: PathBuf, io_timeout: Duration) -> Result<AccessLog> {
+    PortLog::from_end(path, io_timeout, "nginx", parse_line)
 }
 
 #[cfg(test)]
 mod tests {
+    use shared::KindCounts;
+
     use super::*;
+    use crate::arms::rustls::www::ServerView;
 
     // Lines nginx 1.22.1 (OpenSSL 3.0.19) wrote on this machine with LOG_FORMAT (ECDSA
     // P-256 leaf; clients `openssl s_time -reuse -www` and `s_client -sess_out/-sess_in`).
@@ -225,7 +134,7 @@ mod tests {
         let path = dir
             .write("access.log", format!("{TLS13_FULL}\n").as_bytes())
             .unwrap();
-        let mut log = AccessLog::from_end(path.clone(), Duration::from_millis(200)).unwrap();
+        let mut log = open(path.clone(), Duration::from_millis(200)).unwrap();
         let append = |text: &str| {
             use std::io::Write;
             let mut f = std::fs::OpenOptions::new()

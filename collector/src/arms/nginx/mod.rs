@@ -10,20 +10,20 @@ pub mod server;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-use anyhow::{bail, Context, Result};
-use shared::{Arm, CertKind, KindCounts, KxGroup, Mode, Protocol, Resumption, Stack};
+use anyhow::{anyhow, bail, Result};
+use shared::{Arm, CertKind, KindCounts, KxGroup, Resumption, Stack};
 
 use super::openssl::run::{s_time_slices, SliceServer};
 use super::openssl::{
     ecdsa_tls12_skip, group_name, openssl_group, s_time_spec, STimeArm, STimeMode, STimeTarget,
     OPENSSL,
 };
-use super::rustls::www::WwwClient;
-use super::{tls13_only, ArmSpec, Session};
+use super::rustls::www::ServerView;
+use super::{Cell, HandshakeMode, Tls};
 use crate::measure::Plan;
-use crate::peers::ready::presents_leaf;
+use crate::peers::plan::ask_version;
+use crate::peers::servers::{rustls_arm, PeerServer, ServerStack, Servers};
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
 use access_log::AccessLog;
 use server::{Nginx, Setup};
@@ -46,59 +46,96 @@ pub const VS_NGINX: STimeTarget = STimeTarget {
 /// `nginx -V`: its version and the OpenSSL it runs with, e.g.
 /// `nginx/1.22.1 (running with OpenSSL 3.0.19 27 Jan 2026)`.
 pub fn version(program: &Path) -> Result<String> {
-    let out = Command::new(program)
-        .arg("-V")
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("could not run `{} -V`", program.display()))?;
-    let text = String::from_utf8_lossy(&out.stderr);
+    let (_, text) = ask_version(program, &["-V"])?;
     let name = text
         .lines()
         .find_map(|l| l.strip_prefix("nginx version: "))
-        .map(str::trim);
+        .map(str::trim)
+        .ok_or_else(|| {
+            anyhow!(
+                "`{} -V` printed no version: {}",
+                program.display(),
+                text.trim()
+            )
+        })?;
     let ssl = text.lines().find_map(|l| {
         let l = l.trim();
         l.split_once("(running with ")
             .map(|(_, r)| format!("running with {}", r.trim_end_matches(')')))
             .or_else(|| l.starts_with("built with OpenSSL").then(|| l.to_string()))
     });
-    match (name, out.status.success()) {
-        (Some(n), true) => Ok(match ssl {
-            Some(s) => format!("{n} ({s})"),
-            None => n.to_string(),
-        }),
-        _ => bail!(
-            "`{} -V` failed ({}): {}",
-            program.display(),
-            out.status,
-            text.trim()
-        ),
-    }
+    Ok(match ssl {
+        Some(s) => format!("{name} ({s})"),
+        None => name.to_string(),
+    })
 }
-
-/// A rustls client → nginx arm: which server setup it connects to.
-#[derive(Debug, Clone, Copy)]
-pub struct RustlsToNginx;
 
 pub struct Peer;
 
-impl Peer {
-    fn setup(spec: &ArmSpec, group: KxGroup, tickets: bool, args: &PeerArgs) -> Setup {
+impl ServerStack for Peer {
+    type Setup = Setup;
+    type Server = Nginx;
+
+    fn server_name(&self) -> &'static str {
+        "nginx"
+    }
+
+    fn server_tool(&self) -> Tool {
+        NGINX
+    }
+
+    /// Tickets off for the stateful arms; with `--nginx-resumption-off` one setup, with
+    /// neither cache nor tickets.
+    fn setup(&self, cell: &Cell, args: &PeerArgs) -> Setup {
+        let tickets = cell.handshake != HandshakeMode::Resumed(Resumption::Stateful);
         Setup {
-            cert: spec.cert.expect("nginx arms have a cert"),
-            protocol: spec.protocol,
-            group,
-            // With resumption off there is one setup, tickets off.
+            cert: cell.cert,
+            protocol: cell.protocol(),
+            group: cell.group,
             tickets: tickets && !args.nginx_resumption_off,
             no_resumption: args.nginx_resumption_off,
         }
     }
 
-    /// The setup an arm's connections go to: tickets off for the stateful arms.
-    fn setup_of(arm: &PeerArm, args: &PeerArgs) -> Setup {
-        let spec = arm.spec;
-        let tickets = spec.resumption != Some(Resumption::Stateful);
-        Peer::setup(&spec, spec.kx_group.expect("a group"), tickets, args)
+    fn start(
+        &self,
+        program: &Path,
+        setup: Setup,
+        w: &Work,
+        ready: &dyn Fn(SocketAddr) -> Result<()>,
+    ) -> Result<Nginx> {
+        Nginx::start(
+            program,
+            setup,
+            w.dir,
+            &w.files[&setup.cert],
+            w.ctx.io_timeout,
+            ready,
+        )
+    }
+}
+
+impl PeerServer for Nginx {
+    fn addr(&self) -> SocketAddr {
+        Nginx::addr(self)
+    }
+
+    fn view(&self) -> Result<Option<Box<dyn ServerView>>> {
+        Ok(Some(Box::new(self.access_log()?)))
+    }
+
+    fn check_alive(&mut self) -> Result<()> {
+        Nginx::check_alive(self)
+    }
+
+    fn problem(&self) -> Option<String> {
+        let bad = self.errors();
+        bad.first().map(|first| {
+            format!(
+                "nginx's error log has {} line(s) at [error] or worse: {first}",
+                bad.len()
+            )
+        })
     }
 }
 
@@ -110,51 +147,21 @@ impl PeerStack for Peer {
     fn plan(&self, certs: &[CertKind], groups: &[KxGroup]) -> Vec<PeerArm> {
         let mut out = Vec::new();
         for &cert in certs {
-            for &group in groups {
-                for protocol in [Protocol::Tls13, Protocol::Tls12] {
-                    if protocol == Protocol::Tls12 && tls13_only(group) {
-                        continue;
-                    }
-                    for (mode, resumption) in [
-                        (Mode::Full, None),
-                        (Mode::Resumed, Some(Resumption::Stateful)),
-                        (Mode::Resumed, Some(Resumption::Ticket)),
-                    ] {
-                        let spec = ArmSpec {
-                            protocol,
-                            mode,
-                            resumption,
-                            cert: Some(cert),
-                            kx_group: Some(group),
-                            ..ArmSpec::TCP_CONNECT
-                        };
-                        let mut arm = PeerArm::new(
-                            NAME,
-                            format!("rustls-vs-nginx-{spec}"),
-                            spec,
-                            (Stack::Nginx, Stack::Rustls, Stack::Nginx),
-                            vec![NGINX],
-                            format!(
-                                "{} Server: nginx (a separate process; one per cert, protocol, group and ticket setting), whose access log gives its end of every connection ($ssl_session_reused, $ssl_protocol, $ssl_curve), matched by the client's port and checked like a rustls server's report; after the timer the client sends GET /x and reads the 1-byte answer (TLS 1.3 tickets arrive with it). Stateful arms: tickets off, so only the shared session cache can resume; ticket arms: tickets on (the shared cache is on too, and OpenSSL resumes from the ticket when one is offered)",
-                                spec.timed_window(false)
-                            ),
-                            RustlsToNginx,
-                        );
-                        arm.known_skip = if group_name(group).is_none() {
-                            Some(format!("nginx here runs on OpenSSL 3.0, which has no {group} (OpenSSL has ML-KEM hybrids from 3.5): this cell is not measured"))
-                        } else {
-                            ecdsa_tls12_skip(&spec)
-                        };
-                        out.push(arm);
-                    }
-                }
+            for cell in Cell::matrix(&[cert], groups, &HandshakeMode::ALL) {
+                let mut arm = rustls_arm(NAME, "nginx", Stack::Nginx, vec![NGINX], cell, "nginx (a separate process; one per cert, protocol, group and ticket setting), whose access log gives its end of every connection ($ssl_session_reused, $ssl_protocol, $ssl_curve), matched by the client's port and checked like a rustls server's report; after the timer the client sends GET /x and reads the 1-byte answer (TLS 1.3 tickets arrive with it). Stateful arms: tickets off, so only the shared session cache can resume; ticket arms: tickets on (the shared cache is on too, and OpenSSL resumes from the ticket when one is offered)");
+                arm.known_skip = if group_name(cell.group).is_none() {
+                    Some(format!("nginx here runs on OpenSSL 3.0, which has no {} (OpenSSL has ML-KEM hybrids from 3.5): this cell is not measured", cell.group))
+                } else {
+                    ecdsa_tls12_skip(&arm.spec)
+                };
+                out.push(arm);
             }
             let Some(group) = openssl_group(groups) else {
                 continue;
             };
-            for protocol in [Protocol::Tls13, Protocol::Tls12] {
+            for tls in Tls::BOTH {
                 for mode in [STimeMode::NewWww, STimeMode::ReuseWww] {
-                    let spec = s_time_spec(protocol, mode, Resumption::Ticket, cert, group);
+                    let spec = s_time_spec(tls.protocol(), mode, Resumption::Ticket, cert, group);
                     out.push(
                         STimeArm {
                             mode,
@@ -169,71 +176,16 @@ impl PeerStack for Peer {
     }
 
     fn run(&self, w: &Work, idx: &[usize], records: &mut [Option<Arm>]) -> Result<()> {
-        let (program, version) = w.tool(NGINX.program)?;
-        let mut servers: BTreeMap<Setup, std::result::Result<Nginx, String>> = BTreeMap::new();
-        let mut errors: BTreeMap<usize, String> = BTreeMap::new();
-        for &i in idx {
-            let arm = &w.arms[i];
-            let setup = Peer::setup_of(arm, w.args);
-            let started = servers.entry(setup).or_insert_with(|| {
-                let spec = arm.spec;
-                let ready =
-                    |addr: SocketAddr| presents_leaf(&spec, w.store, addr, w.ctx.io_timeout);
-                Nginx::start(
-                    program,
-                    setup,
-                    w.dir,
-                    &w.files[&setup.cert],
-                    w.ctx.io_timeout,
-                    &ready,
-                )
-                .map_err(|e| format!("{e:#}"))
-            });
-            if let Err(e) = started {
-                errors.insert(i, format!("nginx did not start: {e}"));
-            }
-        }
-        let mut sessions: Vec<(usize, Box<dyn Session>)> = Vec::new();
-        let mut s_time = Vec::new();
-        for &i in idx {
-            if errors.contains_key(&i) {
-                continue;
-            }
-            let arm = &w.arms[i];
-            if arm.detail::<STimeArm>().is_some() {
-                s_time.push(i);
-                continue;
-            }
-            let Some(Ok(server)) = servers.get(&Peer::setup_of(arm, w.args)) else {
-                continue;
-            };
-            let client = server.access_log().and_then(|log| {
-                WwwClient::new(
-                    &arm.spec,
-                    w.store,
-                    server.addr(),
-                    w.ctx.io_timeout,
-                    "nginx",
-                    Some(Box::new(log)),
-                )
-            });
-            match client {
-                Ok(c) => sessions.push((i, Box::new(c))),
-                Err(e) => {
-                    errors.insert(i, format!("{e:#}"));
-                }
-            }
-        }
-        w.measure_latency(
-            "rustls client against nginx",
-            "peer-nginx",
-            version,
-            sessions,
-            records,
-        );
+        let mut servers = Servers::new(self, w)?;
+        servers.run_rustls_arms(idx, records);
+        let s_time: Vec<usize> = idx
+            .iter()
+            .copied()
+            .filter(|&i| w.arms[i].detail::<STimeArm>().is_some())
+            .collect();
         if !s_time.is_empty() {
             let (_, openssl) = w.tool(OPENSSL.program)?;
-            let both = format!("{openssl}; server {version}");
+            let both = format!("{openssl}; server {}", servers.version);
             let mut target = SliceTarget {
                 w,
                 servers: &mut servers,
@@ -241,24 +193,7 @@ impl PeerStack for Peer {
             };
             s_time_slices(w, &s_time, &mut target, &both, records)?;
         }
-        for &i in idx {
-            let setup = Peer::setup_of(&w.arms[i], w.args);
-            let Some(Ok(server)) = servers.get(&setup) else {
-                continue;
-            };
-            let bad = server.errors();
-            if let (Some(first), Some(Some(rec))) = (bad.first(), records.get_mut(i)) {
-                if rec.error.is_none() && rec.skipped.is_none() {
-                    rec.error = Some(format!(
-                        "nginx's error log has {} line(s) at [error] or worse: {first}",
-                        bad.len()
-                    ));
-                }
-            }
-        }
-        for (i, e) in errors {
-            records[i] = Some(w.arms[i].error_arm(Some(version.to_string()), e));
-        }
+        servers.finish(records);
         Ok(())
     }
 
@@ -268,32 +203,39 @@ impl PeerStack for Peer {
 }
 
 /// nginx as the server of s_time arms.
-struct SliceTarget<'a> {
+struct SliceTarget<'a, 'w> {
     w: &'a Work<'a>,
-    servers: &'a mut BTreeMap<Setup, std::result::Result<Nginx, String>>,
+    servers: &'a mut Servers<'w, Peer>,
     logs: BTreeMap<Setup, AccessLog>,
 }
 
-impl SliceServer for SliceTarget<'_> {
+impl SliceTarget<'_, '_> {
+    fn cell(&self, i: usize) -> Result<Cell> {
+        let arm = &self.w.arms[i];
+        arm.spec
+            .cell()
+            .ok_or_else(|| anyhow!("{} is not a handshake arm", arm.id))
+    }
+}
+
+impl SliceServer for SliceTarget<'_, '_> {
     fn addr(&mut self, i: usize) -> Result<SocketAddr> {
-        let setup = Peer::setup_of(&self.w.arms[i], self.w.args);
-        match self.servers.get_mut(&setup) {
-            Some(Ok(s)) => {
-                s.check_alive()?;
-                let log = match self.logs.entry(setup) {
-                    std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::btree_map::Entry::Vacant(e) => e.insert(s.access_log()?),
-                };
-                log.skip_to_end()?;
-                Ok(s.addr())
-            }
-            Some(Err(e)) => bail!("{e}"),
-            None => bail!("no nginx for {}", setup.name()),
-        }
+        let cell = self.cell(i)?;
+        let setup = Peer.setup(&cell, self.w.args);
+        let Some(s) = self.servers.server(i, &cell) else {
+            bail!("no nginx for {}", setup.name());
+        };
+        s.check_alive()?;
+        let log = match self.logs.entry(setup) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => e.insert(s.access_log()?),
+        };
+        log.skip_to_end()?;
+        Ok(s.addr())
     }
 
     fn seen(&mut self, i: usize) -> Result<Option<KindCounts>> {
-        let setup = Peer::setup_of(&self.w.arms[i], self.w.args);
+        let setup = Peer.setup(&self.cell(i)?, self.w.args);
         match self.logs.get_mut(&setup) {
             Some(log) => log.kinds_since().map(Some),
             None => Ok(None),

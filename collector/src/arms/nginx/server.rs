@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use shared::{CertKind, KxGroup, Protocol};
 
-use super::access_log::{AccessLog, LOG_FORMAT};
+use super::access_log::{self, AccessLog, LOG_FORMAT};
 use crate::arms::openssl::group_name;
 use crate::peers::files::PemFiles;
 use crate::peers::private_dir::PrivateDir;
@@ -170,7 +170,7 @@ impl Nginx {
 
     /// A reader of its access log from now on.
     pub fn access_log(&self) -> Result<AccessLog> {
-        AccessLog::from_end(self.setup.access_log(&self.dir), self.io_timeout)
+        access_log::open(self.setup.access_log(&self.dir), self.io_timeout)
     }
 
     /// Lines of its error log at `[error]` or worse, so far.

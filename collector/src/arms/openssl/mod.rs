@@ -10,13 +10,14 @@ pub mod s_time;
 pub mod s_time_output;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use shared::{Arm, CertKind, Comparison, KxGroup, Mode, Protocol, Resumption, Stack};
 
-use super::ArmSpec;
+use super::{ArmSpec, Cell, HandshakeMode};
 use crate::measure::{stats, Plan};
+use crate::peers::plan::{ask_version, first_line};
+use crate::peers::servers::rustls_arm;
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool};
 pub use s_time::STimeMode;
 
@@ -34,21 +35,8 @@ pub const OPENSSL: Tool = Tool {
 
 /// `openssl version`'s first line, e.g. `OpenSSL 3.0.19 27 Jan 2026 (Library: ...)`.
 pub fn version(program: &Path) -> Result<String> {
-    let out = Command::new(program)
-        .arg("version")
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("could not run `{} version`", program.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    match text.lines().next().map(str::trim) {
-        Some(line) if out.status.success() && !line.is_empty() => Ok(line.to_string()),
-        _ => bail!(
-            "`{} version` failed ({}): {}",
-            program.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-    }
+    let (out, _) = ask_version(program, &["version"])?;
+    first_line(program, &out)
 }
 
 /// OpenSSL's name for a group, or None where OpenSSL 3.0 has none (the ML-KEM hybrid).
@@ -155,10 +143,6 @@ pub fn s_time_spec(
     }
 }
 
-/// The rustls client against `openssl s_server` (a latency arm).
-#[derive(Debug, Clone, Copy)]
-pub struct RustlsToSServer;
-
 /// The OpenSSL stack: s_time against s_server and against rustls, and the rustls client
 /// against s_server.
 pub struct Peer;
@@ -196,34 +180,10 @@ impl PeerStack for Peer {
                     }
                 }
             }
-            for protocol in [Protocol::Tls13, Protocol::Tls12] {
-                for (mode, resumption) in [
-                    (Mode::Full, None),
-                    (Mode::Resumed, Some(Resumption::Ticket)),
-                ] {
-                    let spec = ArmSpec {
-                        protocol,
-                        mode,
-                        resumption,
-                        cert: Some(cert),
-                        kx_group: Some(group),
-                        ..ArmSpec::TCP_CONNECT
-                    };
-                    let mut arm = PeerArm::new(
-                        NAME,
-                        format!("rustls-vs-s_server-{spec}"),
-                        spec,
-                        (Stack::OpensslSServer, Stack::Rustls, Stack::OpensslSServer),
-                        vec![OPENSSL],
-                        format!(
-                            "{} Server: openssl s_server -WWW (a separate process) gives no per-connection report, so resumption is counted by the rustls client only and resumed.server is 0 by construction; after the timer the client sends GET /x and reads the 1-byte answer (TLS 1.3 tickets arrive with it)",
-                            spec.timed_window(false)
-                        ),
-                        RustlsToSServer,
-                    );
-                    arm.known_skip = ecdsa_tls12_skip(&spec);
-                    out.push(arm);
-                }
+            for cell in Cell::matrix(&[cert], &[group], &HandshakeMode::FULL_AND_TICKET) {
+                let mut arm = rustls_arm(NAME, "s_server", Stack::OpensslSServer, vec![OPENSSL], cell, "openssl s_server -WWW (a separate process) gives no per-connection report, so resumption is counted by the rustls client only and the server's end is unverified (verified.server); after the timer the client sends GET /x and reads the 1-byte answer (TLS 1.3 tickets arrive with it)");
+                arm.known_skip = ecdsa_tls12_skip(&arm.spec);
+                out.push(arm);
             }
         }
         out

@@ -3,7 +3,7 @@
 
 use shared::{
     Arm, Comparison, ComparisonKind, HandshakeKinds, KindCounts, Mode, Protocol, RateBasis,
-    RateSlice, RateSummary,
+    RateSlice, RateSummary, Verified,
 };
 
 use super::s_time::{STimeMode, Slice};
@@ -44,6 +44,9 @@ pub fn rate_arm(peer: &PeerArm, version: Option<String>, run: &STimeRun) -> Arm 
     // s_time's first connection of every slice is not counted: it is the warm-up.
     arm.warmup_attempted = Some(run.slices.len() as u64);
     arm.resumed.client = reused;
+    // s_time's progress characters are per connection; a server's counts (where it gives
+    // them) include untimed connections and are checked only in total.
+    arm.verified = Some(Verified::CLIENT_ONLY);
     arm.handshake_kinds = Some(HandshakeKinds {
         client: KindCounts {
             full: connections - reused,

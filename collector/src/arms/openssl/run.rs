@@ -5,162 +5,169 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::path::Path;
 
-use anyhow::Result;
-use shared::{Arm, CertKind, KindCounts, Protocol};
+use anyhow::{anyhow, Result};
+use shared::{Arm, CertKind, KindCounts, KxGroup, Protocol};
 
 use super::rate::{self, STimeRun};
 use super::s_server::SServer;
 use super::s_time::{rustls_server_for_s_time, s_time_slice};
-use super::{RustlsToSServer, STimeArm, VS_RUSTLS, VS_S_SERVER, WWW_FILE};
-use crate::arms::rustls::www::WwwClient;
+use super::{Peer, STimeArm, VS_RUSTLS, WWW_FILE};
+use crate::arms::rustls::www::ServerView;
 use crate::arms::server::Server;
-use crate::arms::{ArmSpec, Session};
-use crate::peers::ready::presents_leaf;
-use crate::peers::Work;
+use crate::arms::Cell;
+use crate::peers::servers::{PeerServer, ServerStack, Servers};
+use crate::peers::{PeerArgs, Tool, Work};
 
-type Started<T> = std::result::Result<T, String>;
+impl ServerStack for Peer {
+    /// One s_server per certificate (every OpenSSL arm pins the same group).
+    type Setup = (CertKind, KxGroup);
+    type Server = SServer;
+
+    fn server_name(&self) -> &'static str {
+        "s_server"
+    }
+
+    fn server_tool(&self) -> Tool {
+        super::OPENSSL
+    }
+
+    fn setup(&self, cell: &Cell, _args: &PeerArgs) -> Self::Setup {
+        (cell.cert, cell.group)
+    }
+
+    fn start(
+        &self,
+        program: &Path,
+        (cert, group): Self::Setup,
+        w: &Work,
+        ready: &dyn Fn(SocketAddr) -> Result<()>,
+    ) -> Result<SServer> {
+        let log = w.dir.path().join(format!("s_server-{cert}.log"));
+        SServer::start(
+            program,
+            &w.files[&cert],
+            &w.dir.path().join("www"),
+            group,
+            log,
+            w.ctx.io_timeout,
+            ready,
+        )
+    }
+}
+
+impl PeerServer for SServer {
+    fn addr(&self) -> SocketAddr {
+        SServer::addr(self)
+    }
+
+    /// None: s_server prints no per-connection report.
+    fn view(&self) -> Result<Option<Box<dyn ServerView>>> {
+        Ok(None)
+    }
+
+    fn check_alive(&mut self) -> Result<()> {
+        SServer::check_alive(self)
+    }
+}
 
 /// Runs the OpenSSL arms `idx`; failures become arm errors.
 pub(super) fn run(w: &Work, idx: &[usize], records: &mut [Option<Arm>]) -> Result<()> {
-    let (program, version) = w.tool("openssl")?;
-    let www = w.dir.subdir("www")?;
+    w.dir.subdir("www")?;
     w.dir.write(&format!("www/{WWW_FILE}"), b"x")?;
-    let mut errors: BTreeMap<usize, String> = BTreeMap::new();
-    let mut s_servers: BTreeMap<CertKind, Started<SServer>> = BTreeMap::new();
-    for &i in idx {
-        let spec = w.arms[i].spec;
-        let needs_s_server = w.arms[i].detail::<RustlsToSServer>().is_some()
-            || w.arms[i]
-                .detail::<STimeArm>()
-                .is_some_and(|s| s.server == VS_S_SERVER);
-        if !needs_s_server {
-            continue;
-        }
-        let cert = spec.cert.expect("OpenSSL arms have a cert");
-        let group = spec.kx_group.expect("OpenSSL arms have a group");
-        let server = s_servers.entry(cert).or_insert_with(|| {
-            let log = w.dir.path().join(format!("s_server-{cert}.log"));
-            let ready = |addr| presents_leaf(&spec, w.store, addr, w.ctx.io_timeout);
-            SServer::start(
-                program,
-                &w.files[&cert],
-                &www,
-                group,
-                log,
-                w.ctx.io_timeout,
-                &ready,
-            )
-            .map_err(|e| format!("{e:#}"))
-        });
-        if let Err(e) = server {
-            errors.insert(i, format!("openssl s_server for {cert} did not start: {e}"));
-        }
-    }
-    let mut sessions: Vec<(usize, Box<dyn Session>)> = Vec::new();
-    for &i in idx {
-        if w.arms[i].detail::<RustlsToSServer>().is_none() {
-            continue;
-        }
-        let spec = w.arms[i].spec;
-        let Some(Ok(server)) = s_servers.get(&spec.cert.expect("cert")) else {
-            continue;
-        };
-        match WwwClient::new(
-            &spec,
-            w.store,
-            server.addr(),
-            w.ctx.io_timeout,
-            "s_server",
-            None,
-        ) {
-            Ok(c) => sessions.push((i, Box::new(c))),
-            Err(e) => {
-                errors.insert(i, format!("{e:#}"));
-            }
-        }
-    }
-    w.measure_latency(
-        "rustls client against openssl s_server",
-        "peer-s_server",
-        version,
-        sessions,
-        records,
-    );
+    let mut servers = Servers::new(&Peer, w)?;
+    servers.run_rustls_arms(idx, records);
+    let version = servers.version;
     let mut rustls_servers: BTreeMap<(CertKind, Protocol), Server> = BTreeMap::new();
     let mut s_time = Vec::new();
     for &i in idx {
         let Some(arm) = w.arms[i].detail::<STimeArm>() else {
             continue;
         };
-        let spec = w.arms[i].spec;
-        let key = (spec.cert.expect("cert"), spec.protocol);
+        let Some(cell) = w.arms[i].spec.cell() else {
+            servers
+                .errors
+                .insert(i, format!("{} is not a handshake arm", w.arms[i].id));
+            continue;
+        };
+        let key = (cell.cert, cell.protocol());
         if arm.server == VS_RUSTLS && !rustls_servers.contains_key(&key) {
-            let base = ArmSpec {
-                mode: shared::Mode::Full,
-                resumption: None,
-                ..spec
-            };
-            match rustls_server_for_s_time(&base, w.store, w.ctx.io_timeout) {
+            match rustls_server_for_s_time(&cell.full().spec(), w.store, w.ctx.io_timeout) {
                 Ok(s) => {
                     rustls_servers.insert(key, s);
                 }
                 Err(e) => {
-                    errors.insert(i, format!("{e:#}"));
+                    servers.errors.insert(i, format!("{e:#}"));
                 }
             }
         }
-        if !errors.contains_key(&i) {
+        if !servers.errors.contains_key(&i) {
             s_time.push(i);
         }
     }
-    let mut servers = OpensslServers {
+    let mut targets = OpensslServers {
         w,
-        s_servers: &mut s_servers,
+        s_servers: &mut servers,
         rustls: &rustls_servers,
     };
-    s_time_slices(w, &s_time, &mut servers, version, records)?;
-    for (i, e) in errors {
-        records[i] = Some(w.arms[i].error_arm(Some(version.to_string()), e));
-    }
+    s_time_slices(w, &s_time, &mut targets, version, records)?;
+    servers.finish(records);
     Ok(())
 }
 
 /// The servers the OpenSSL stack's s_time arms run against.
-struct OpensslServers<'a> {
+struct OpensslServers<'a, 'w> {
     w: &'a Work<'a>,
-    s_servers: &'a mut BTreeMap<CertKind, Started<SServer>>,
+    s_servers: &'a mut Servers<'w, Peer>,
     rustls: &'a BTreeMap<(CertKind, Protocol), Server>,
 }
 
-impl SliceServer for OpensslServers<'_> {
+impl OpensslServers<'_, '_> {
+    /// Arm `i`'s cell and whether it runs against the rustls server.
+    fn arm(&self, i: usize) -> Result<(Cell, bool)> {
+        let arm = &self.w.arms[i];
+        let s_time = arm
+            .detail::<STimeArm>()
+            .ok_or_else(|| anyhow!("{} is not an s_time arm", arm.id))?;
+        let cell = arm
+            .spec
+            .cell()
+            .ok_or_else(|| anyhow!("{} is not a handshake arm", arm.id))?;
+        Ok((cell, s_time.server == VS_RUSTLS))
+    }
+
+    fn rustls(&self, cell: &Cell) -> Result<&Server> {
+        self.rustls
+            .get(&(cell.cert, cell.protocol()))
+            .ok_or_else(|| anyhow!("no rustls server for {cell}"))
+    }
+}
+
+impl SliceServer for OpensslServers<'_, '_> {
     fn addr(&mut self, i: usize) -> Result<SocketAddr> {
-        let spec = self.w.arms[i].spec;
-        let cert = spec.cert.expect("cert");
-        let arm = self.w.arms[i].detail::<STimeArm>().expect("an s_time arm");
-        if arm.server == VS_RUSTLS {
-            let s = &self.rustls[&(cert, spec.protocol)];
+        let (cell, vs_rustls) = self.arm(i)?;
+        if vs_rustls {
+            let s = self.rustls(&cell)?;
             s.take_reports();
             return Ok(s.addr());
         }
-        match self.s_servers.get_mut(&cert) {
-            Some(Ok(s)) => {
+        match self.s_servers.server(i, &cell) {
+            Some(s) => {
                 s.check_alive()?;
-                Ok(s.addr())
+                Ok(SServer::addr(s))
             }
-            Some(Err(e)) => anyhow::bail!("{e}"),
-            None => anyhow::bail!("no s_server for {cert}"),
+            None => anyhow::bail!("no s_server for {}", cell.cert),
         }
     }
 
     fn seen(&mut self, i: usize) -> Result<Option<KindCounts>> {
-        let spec = self.w.arms[i].spec;
-        let arm = self.w.arms[i].detail::<STimeArm>().expect("an s_time arm");
-        if arm.server != VS_RUSTLS {
+        let (cell, vs_rustls) = self.arm(i)?;
+        if !vs_rustls {
             return Ok(None);
         }
         let mut kinds = KindCounts::default();
-        for r in self.rustls[&(spec.cert.expect("cert"), spec.protocol)].take_reports() {
+        for r in self.rustls(&cell)?.take_reports() {
             match r.result {
                 Ok(Some(h)) if h.kind == rustls::HandshakeKind::Resumed => kinds.resumed += 1,
                 Ok(Some(h)) if h.kind == rustls::HandshakeKind::Full => kinds.full += 1,
@@ -212,8 +219,12 @@ pub fn s_time_slices(
             if w.stopped() {
                 break 'slices;
             }
-            let arm = *w.arms[i].detail::<STimeArm>().expect("an s_time arm");
-            let run = runs.get_mut(&i).expect("planned");
+            let Some(&arm) = w.arms[i].detail::<STimeArm>() else {
+                continue;
+            };
+            let Some(run) = runs.get_mut(&i) else {
+                continue;
+            };
             if run.error.is_some() {
                 continue;
             }

@@ -35,24 +35,14 @@ pub const TCP_WINDOW: &str = "Python socket: from before the client's socket is 
 
 /// `python3`'s version and the OpenSSL its `ssl` module uses, e.g. `3.11.7 / OpenSSL 3.0.19 27 Jan 2026`.
 pub fn version(program: &Path) -> Result<String> {
-    let out = Command::new(program)
-        .args([
+    let (out, _) = crate::peers::plan::ask_version(
+        program,
+        &[
             "-c",
             "import sys, ssl; print(sys.version.split()[0], '/', ssl.OPENSSL_VERSION)",
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("could not run {}", program.display()))?;
-    let text = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if !out.status.success() || text.is_empty() {
-        bail!(
-            "{} could not report its version and ssl module ({}): {}",
-            program.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    Ok(text)
+        ],
+    )?;
+    crate::peers::plan::first_line(program, &out)
 }
 
 /// The arms the script can run: TCP connect, then per cert TLS 1.3 / 1.2 full and resumed.

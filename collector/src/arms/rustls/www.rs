@@ -24,8 +24,28 @@ pub trait ServerView {
     fn connection(&mut self, port: u16) -> Result<Handshake>;
 }
 
+/// What the client sends after the handshake (untimed) and which answer it waits for:
+/// the servers' own protocol (HTTP for web servers, a line echoed back for an echo server).
+#[derive(Clone, Copy)]
+pub struct Exchange {
+    pub request: &'static [u8],
+    /// Whether the answer read so far is complete (else the client reads on, until the
+    /// server closes).
+    pub complete: fn(&[u8]) -> bool,
+    /// Whether the whole answer is the expected one.
+    pub expected: fn(&[u8]) -> bool,
+}
+
+/// `GET /x`, answered with the 1-byte file `x` and a close.
+pub const HTTP_X: Exchange = Exchange {
+    request: REQUEST,
+    complete: |_| false,
+    expected: is_the_file,
+};
+
 pub struct WwwClient {
     client: TlsClient,
+    exchange: Exchange,
     addr: SocketAddr,
     /// The server's name, for messages.
     server: &'static str,
@@ -45,6 +65,7 @@ impl WwwClient {
         let opts = SessionOptions::loopback(io_timeout, false);
         Ok(WwwClient {
             client: TlsClient::new(arm, certs, &opts)?,
+            exchange: HTTP_X,
             addr,
             server,
             view,
@@ -58,20 +79,36 @@ pub fn is_the_file(answer: &[u8]) -> bool {
     status_ok && answer.ends_with(b"\r\n\r\nx")
 }
 
+impl WwwClient {
+    /// The same client with another request and answer.
+    pub fn with_exchange(self, exchange: Exchange) -> Self {
+        WwwClient { exchange, ..self }
+    }
+}
+
 impl Session for WwwClient {
     fn connect_once(&mut self) -> Result<Outcome> {
         let mut h = self.client.handshake(self.addr)?;
         let port = h.tcp.local_addr().context("the client's own port")?.port();
         let mut stream = rustls::Stream::new(&mut h.conn, &mut h.tcp);
-        stream.write_all(REQUEST).context("sending the request")?;
+        stream
+            .write_all(self.exchange.request)
+            .context("sending the request")?;
         let mut answer = Vec::new();
-        match stream.read_to_end(&mut answer) {
-            Ok(_) => {}
-            // Some servers close without close_notify; the answer is what counts.
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {}
-            Err(e) => return Err(e).with_context(|| format!("reading {}'s answer", self.server)),
+        let mut chunk = [0u8; 512];
+        while !(self.exchange.complete)(&answer) {
+            match stream.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => answer.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                // Some servers close without close_notify; the answer is what counts.
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break,
+                Err(e) => {
+                    return Err(e).with_context(|| format!("reading {}'s answer", self.server))
+                }
+            }
         }
-        if !is_the_file(&answer) {
+        if !(self.exchange.expected)(&answer) {
             bail!(
                 "unexpected answer from {}: {:?}",
                 self.server,

@@ -17,7 +17,7 @@ use super::ArmRun;
 use crate::arms::rustls::{start_server, TlsClient};
 use crate::arms::{ArmSpec, Fault, SessionOptions};
 use crate::certs::CertStore;
-use crate::evidence::build_arm;
+use crate::measure::build_arm;
 use account::{account, ClientLog, Conn};
 
 /// Untimed connections each client makes before the clock starts (primes resumption).

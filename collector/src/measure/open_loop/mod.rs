@@ -21,7 +21,7 @@ use crate::arms::rustls::{start_server, ClientSide, TlsClient};
 use crate::arms::server::Server;
 use crate::arms::{ArmSpec, SessionOptions};
 use crate::certs::CertStore;
-use crate::evidence::build_arm;
+use crate::measure::build_arm;
 use engine::{Connect, Pool, RealClock};
 
 /// Untimed connections each worker's client makes before the schedule starts (they
