@@ -193,7 +193,8 @@ pub fn sort_rows(rows: &mut [ArmRow], sort: Sort) {
             SortKey::P99 => r.p99,
             SortKey::Ci => r.p50_ci.map(|c| c[0]),
             SortKey::Efficiency => r.efficiency,
-            SortKey::Resumed => r.resumed_client.map(|n| n as f64),
+            // An end with nothing counted sorts as 0, as before `verified`.
+            SortKey::Resumed => Some(r.resumed_client.unwrap_or(0) as f64),
             // Failed connections as a share of those attempted.
             SortKey::Failed => Some(r.failed as f64 / r.attempted.max(1) as f64),
             _ => None,
