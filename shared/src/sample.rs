@@ -148,6 +148,8 @@ pub fn evidence() -> Evidence {
                 placement: None,
                 extra: BTreeMap::new(),
             },
+            kind: None,
+            setup: None,
         },
         environment: Environment {
             hostname: "sample-host".into(),

@@ -163,6 +163,14 @@ fn phase_recording(run: &ArmRun) -> Option<bool> {
     (rustls_client && !run.request && run.spec.phases != PhaseRecording::On).then_some(false)
 }
 
+/// `ev` with its kind of run and setup fingerprint written in (`run.kind`, `run.setup`),
+/// so the page compares only runs measured alike.
+pub fn with_setup(mut ev: shared::Evidence) -> shared::Evidence {
+    ev.run.kind = Some(shared::RunKind::of(&ev));
+    ev.run.setup = Some(shared::setup::setup_of(&ev));
+    ev
+}
+
 /// Resume speedups (`p50(full) / p50(resumed)`) for every sound resumed arm with a sound
 /// full arm of the same protocol, cert and group (0-RTT arms: `zero_rtt_speedup`, against
 /// the full arm measured in the same request mode); TLS-over-TCP ratios for every sound

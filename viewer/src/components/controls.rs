@@ -35,7 +35,7 @@ pub fn Controls(props: &ControlsProps) -> Html {
     html! {
         <section id="controls" class="controls">
             <fieldset class="scale">
-                <legend class="dim">{"latency scale"}</legend>
+                <legend class="dim">{"latency axis of the percentile, stacks and CDF charts"}</legend>
                 {scale_button(Scale::Log, "log")}
                 {scale_button(Scale::Linear, "linear")}
             </fieldset>

@@ -20,6 +20,12 @@ pub struct ArmRow {
     pub resumption: String,
     pub cert: String,
     pub group: String,
+    /// The stack under test, and the implementation on each end.
+    pub stack: String,
+    pub client: String,
+    pub server: String,
+    /// The emulated round-trip time of an RTT arm, in ms.
+    pub rtt_ms: Option<f64>,
     pub p50: Option<f64>,
     pub p95: Option<f64>,
     pub p99: Option<f64>,
@@ -55,6 +61,10 @@ pub fn arm_rows(runs: &RunSet, filter: &ArmFilter) -> Vec<ArmRow> {
             resumption: opt(a.resumption.map(|v| v.to_string())),
             cert: opt(a.cert.map(|v| v.to_string())),
             group: opt(a.kx_group.map(|v| v.to_string())),
+            stack: a.stack.to_string(),
+            client: a.client_stack.to_string(),
+            server: a.server_stack.to_string(),
+            rtt_ms: a.rtt_ms,
             p50: a.latency_us.map(|l| l.p50),
             p95: a.latency_us.map(|l| l.p95),
             p99: a.latency_us.map(|l| l.p99),
