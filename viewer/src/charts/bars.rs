@@ -129,7 +129,8 @@ pub fn draw_hbars<DB: DrawingBackend>(
         true => axis.desc.split(';').next().unwrap_or_default(),
         false => axis.desc.as_str(),
     };
-    let mut chart = super::category_chart(area, x_range.clone(), n, lw, 20.0, desc, lrows, scale)?;
+    let mut chart =
+        super::category_chart(area, x_range.clone(), n, (lw, 20.0), desc, lrows, scale)?;
     // Zero is `0`, whatever the unit.
     let tick = |v: f64| {
         let x = axis.scale.from_axis(v);

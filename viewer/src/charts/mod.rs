@@ -191,8 +191,8 @@ pub fn label_left_of<DB: DrawingBackend>(
 }
 
 /// A chart of `n` category rows (drawn top to bottom by the caller) against the value
-/// axis `x_range`, with `label_px` CSS pixels for the row labels on the left and
-/// `right_px` on the right; the mesh is only the axis and its description `desc` (tick
+/// axis `x_range`, with `(label_px, right_px)` CSS pixels for the row labels on the left
+/// and room on the right; the mesh is only the axis and its description `desc` (tick
 /// labels come from [`x_ticks`], so they fall on round values on a log axis too).
 /// `legend_rows` rows of legend sit above the plot ([`legend_rows`]).
 // Each argument is one independent dimension of the layout that every category chart
@@ -202,8 +202,7 @@ pub fn category_chart<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     x_range: std::ops::Range<f64>,
     n: usize,
-    label_px: f64,
-    right_px: f64,
+    (label_px, right_px): (f64, f64),
     desc: &str,
     legend_rows: usize,
     scale: f64,

@@ -84,8 +84,15 @@ pub fn draw_waterfalls<DB: DrawingBackend>(
         ("in transit / hops", WIRE),
     ];
     let legend_rows = super::legend_rows(&items, lw + 8.0, css_w);
-    let mut chart =
-        super::category_chart(area, x_range.clone(), n, lw, 70.0, desc, legend_rows, scale)?;
+    let mut chart = super::category_chart(
+        area,
+        x_range.clone(),
+        n,
+        (lw, 70.0),
+        desc,
+        legend_rows,
+        scale,
+    )?;
     x_ticks(
         area,
         &chart,

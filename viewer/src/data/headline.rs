@@ -95,7 +95,8 @@ fn headline_group(ev: &Evidence) -> Option<KxGroup> {
 }
 
 /// The arms of the headline: the kernel's TCP connect, then the headline stack's full
-/// and resumed arms of the headline group, TLS 1.3 before TLS 1.2, full before resumed.
+/// and resumed arms of the headline group, TLS 1.3 before TLS 1.2, full before resumed
+/// (not skipped ones: e.g. a probe's 0-RTT arm the server refused; the table has them).
 pub fn headline_arms(ev: &Evidence) -> Vec<&Arm> {
     let server = headline_server(ev);
     let group = headline_group(ev);
@@ -118,6 +119,7 @@ pub fn headline_arms(ev: &Evidence) -> Vec<&Arm> {
                     && a.capacity.is_none()
                     && a.control_of.is_none()
                     && a.early_data.is_none()
+                    && a.skipped.is_none()
                     && !a.ttfb
             }));
         }
@@ -172,7 +174,10 @@ pub fn headline_speedups(ev: &Evidence) -> Vec<SpeedupBar> {
         out.push(SpeedupBar {
             group: format!("{} · {}", cert_name(a), mechanism_of(Some(a))),
             protocol: a.protocol,
-            ratio: c.map_or(f64::NAN, |c| c.p50_ratio),
+            // Never NaN where there is no ratio: chart specs are compared for equality to
+            // decide whether to draw again, and NaN never equals itself (the page would
+            // redraw forever).
+            ratio: c.map_or(0.0, |c| c.p50_ratio),
             ci: c.and_then(|c| c.ci95),
             no_result: why,
         });
@@ -385,7 +390,16 @@ mod tests {
         assert!(cards.iter().all(|c| !c.title.contains("resumed")));
         // Its bar says why; no speedup is drawn.
         assert!(headline_bars(&ev)[2].no_result.is_some());
-        assert!(headline_speedups(&ev).iter().all(|b| b.no_result.is_some()));
+        let s = headline_speedups(&ev);
+        assert!(s.iter().all(|b| b.no_result.is_some()));
+        // A chart spec must equal itself (the page redraws on change): no NaN.
+        assert!(s.iter().all(|b| b.ratio.is_finite()), "{s:?}");
+        ev.comparisons.clear();
+        let s = headline_speedups(&ev);
+        assert!(
+            !s.is_empty() && s.iter().all(|b| b.ratio.is_finite()),
+            "{s:?}"
+        );
     }
 
     #[test]
