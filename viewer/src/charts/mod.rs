@@ -195,9 +195,6 @@ pub fn label_left_of<DB: DrawingBackend>(
 /// and room on the right; the mesh is only the axis and its description `desc` (tick
 /// labels come from [`x_ticks`], so they fall on round values on a log axis too).
 /// `legend_rows` rows of legend sit above the plot ([`legend_rows`]).
-// Each argument is one independent dimension of the layout that every category chart
-// sets; a struct for them would be built once per call and read once, in this function.
-#[allow(clippy::too_many_arguments)]
 pub fn category_chart<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     x_range: std::ops::Range<f64>,
