@@ -37,21 +37,46 @@ fn window(text: &[char], from: usize, max: usize) -> String {
 pub fn fit_labels(labels: &[String], max: usize) -> Vec<String> {
     let mut out: Vec<String> = labels.iter().map(|l| shorten_middle(l, max)).collect();
     let chars: Vec<Vec<char>> = labels.iter().map(|l| l.chars().collect()).collect();
-    for i in 0..labels.len() {
-        let clash = |j: usize| j != i && out[j] == out[i] && labels[j] != labels[i];
-        if !(0..labels.len()).any(clash) {
+    // Labels that would read alike, grouped by how they read: linear in the labels (a
+    // page of 50,000 arms must not compare every label with every other).
+    let mut groups: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (i, o) in out.iter().enumerate() {
+        groups.entry(o.as_str()).or_default().push(i);
+    }
+    let mut starts: Vec<(usize, usize)> = Vec::new();
+    for members in groups.values().filter(|m| m.len() > 1) {
+        // The distinct labels of the group, sorted: the latest place where a label
+        // starts to differ from any other is where it differs from a sorted neighbour.
+        let mut distinct: Vec<usize> = members.clone();
+        distinct.sort_by(|a, b| chars[*a].cmp(&chars[*b]));
+        distinct.dedup_by(|a, b| chars[*a] == chars[*b]);
+        if distinct.len() < 2 {
             continue;
         }
-        // Where this label starts to differ from the others it would be read as (the
-        // latest such place, so the window shows a difference from each of them).
-        let start = (0..labels.len())
-            .filter(|j| clash(*j))
-            .map(|j| differing(&chars[i], &chars[j]))
-            .filter(|(head, _)| *head < chars[i].len())
-            .map(|(head, _)| head)
-            .max()
-            .unwrap_or(0);
-        let room = max.saturating_sub(2).max(1);
+        let mut same: std::collections::HashMap<&[char], Vec<usize>> =
+            std::collections::HashMap::new();
+        for &m in members {
+            same.entry(chars[m].as_slice()).or_default().push(m);
+        }
+        for (k, &i) in distinct.iter().enumerate() {
+            let len = chars[i].len();
+            let head = |j: usize| differing(&chars[i], &chars[j]).0;
+            let mut start = 0;
+            if k > 0 {
+                start = head(distinct[k - 1]);
+            }
+            // Labels that extend this one share all of it: the first that does not.
+            if let Some(&j) = distinct[k + 1..].iter().find(|&&j| head(j) < len) {
+                start = start.max(head(j));
+            }
+            let start = if start < len { start } else { 0 };
+            for &m in &same[chars[i].as_slice()] {
+                starts.push((m, start));
+            }
+        }
+    }
+    let room = max.saturating_sub(2).max(1);
+    for (i, start) in starts {
         out[i] = window(&chars[i], start.saturating_sub(room / 3), max);
     }
     out
