@@ -10,6 +10,7 @@ mod ids;
 mod index;
 pub mod json;
 pub mod open_loop;
+pub mod order;
 pub mod placement;
 pub mod probe;
 pub mod schema;

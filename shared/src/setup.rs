@@ -169,7 +169,7 @@ pub const SETTINGS: &[Setting] = &[
 /// it is the same on every platform and in every build).
 fn plan(ev: &Evidence) -> String {
     let mut ids: Vec<&str> = ev.arms.iter().map(|a| a.id.as_str()).collect();
-    ids.sort_unstable();
+    crate::order::sort_by(&mut ids, &|a, b| a.cmp(b));
     let mut h: u32 = 0x811c_9dc5;
     for b in ids.iter().flat_map(|id| id.bytes().chain([0])) {
         h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);

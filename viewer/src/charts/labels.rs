@@ -37,42 +37,39 @@ fn window(text: &[char], from: usize, max: usize) -> String {
 pub fn fit_labels(labels: &[String], max: usize) -> Vec<String> {
     let mut out: Vec<String> = labels.iter().map(|l| shorten_middle(l, max)).collect();
     let chars: Vec<Vec<char>> = labels.iter().map(|l| l.chars().collect()).collect();
-    // Labels that would read alike, grouped by how they read: linear in the labels (a
-    // page of 50,000 arms must not compare every label with every other).
-    let mut groups: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
-    for (i, o) in out.iter().enumerate() {
-        groups.entry(o.as_str()).or_default().push(i);
-    }
+    // Labels that would read alike are neighbours once sorted by how they read (then by
+    // the whole label): linear after one sort, so a page of 50,000 arms never compares
+    // every label with every other.
+    let by = shared::order::order(labels.len(), &|a, b| {
+        out[a].cmp(&out[b]).then_with(|| chars[a].cmp(&chars[b]))
+    });
     let mut starts: Vec<(usize, usize)> = Vec::new();
-    for members in groups.values().filter(|m| m.len() > 1) {
-        // The distinct labels of the group, sorted: the latest place where a label
-        // starts to differ from any other is where it differs from a sorted neighbour.
-        let mut distinct: Vec<usize> = members.clone();
-        distinct.sort_by(|a, b| chars[*a].cmp(&chars[*b]));
-        distinct.dedup_by(|a, b| chars[*a] == chars[*b]);
+    for group in by.chunk_by(|a, b| out[*a] == out[*b]) {
+        // The distinct labels of the group, sorted (each with its copies): the latest
+        // place where a label starts to differ from any other is where it differs from a
+        // sorted neighbour.
+        let distinct: Vec<&[usize]> = group.chunk_by(|a, b| chars[*a] == chars[*b]).collect();
         if distinct.len() < 2 {
             continue;
         }
-        let mut same: std::collections::HashMap<&[char], Vec<usize>> =
-            std::collections::HashMap::new();
-        for &m in members {
-            same.entry(chars[m].as_slice()).or_default().push(m);
-        }
-        for (k, &i) in distinct.iter().enumerate() {
+        for (k, copies) in distinct.iter().enumerate() {
+            let i = copies[0];
             let len = chars[i].len();
             let head = |j: usize| differing(&chars[i], &chars[j]).0;
             let mut start = 0;
             if k > 0 {
-                start = head(distinct[k - 1]);
+                start = head(distinct[k - 1][0]);
             }
             // Labels that extend this one share all of it: the first that does not.
-            if let Some(&j) = distinct[k + 1..].iter().find(|&&j| head(j) < len) {
+            if let Some(j) = distinct[k + 1..]
+                .iter()
+                .map(|c| c[0])
+                .find(|&j| head(j) < len)
+            {
                 start = start.max(head(j));
             }
             let start = if start < len { start } else { 0 };
-            for &m in &same[chars[i].as_slice()] {
-                starts.push((m, start));
-            }
+            starts.extend(copies.iter().map(|&m| (m, start)));
         }
     }
     let room = max.saturating_sub(2).max(1);

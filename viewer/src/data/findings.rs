@@ -145,7 +145,7 @@ type Clauses = Vec<(String, bool, String, Vec<Datum>)>;
 /// grouping is linear after it, however many arms a file has.
 fn keyed<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
     let mut v: Vec<(&str, usize)> = keys.zip(0..).collect();
-    v.sort_unstable();
+    shared::order::sort_by(&mut v, &|a, b| a.cmp(b));
     v
 }
 

@@ -182,7 +182,7 @@ pub fn headline_speedups(ev: &Evidence) -> Vec<SpeedupBar> {
             no_result: why,
         });
     }
-    out.sort_unstable_by(|a, b| (&a.group, a.protocol).cmp(&(&b.group, b.protocol)));
+    super::derive::sort_speedups(&mut out);
     out
 }
 
