@@ -66,7 +66,7 @@ pub fn to_csv(rows: &[ArmRow]) -> String {
                 r.succeeded.to_string(),
                 r.failed.to_string(),
                 r.resumed_client.to_string(),
-                r.resumed_server.to_string(),
+                r.resumed_server.map(|s| s.to_string()).unwrap_or_default(),
                 num(r.crypto_floor),
                 num(r.efficiency),
                 num(r.rate.map(|r| r[0])),

@@ -69,7 +69,7 @@ pub fn table_markdown(rows: &[ArmRow]) -> String {
                 p95,
                 p99,
                 r.efficiency_text(),
-                format!("{}/{}", r.resumed_client, r.resumed_server),
+                r.resumed_text(),
                 format!("{} of {}", r.failed, r.attempted),
             ],
         );

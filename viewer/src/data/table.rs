@@ -34,7 +34,11 @@ pub struct ArmRow {
     pub succeeded: u64,
     pub failed: u64,
     pub resumed_client: u64,
-    pub resumed_server: u64,
+    /// `None` where the server's end is not counted connection by connection: a server
+    /// that gives no per-connection report (`openssl s_server`, Caddy: its handshake
+    /// counts are all 0), or a rate-only client (`s_time`), whose connections are not
+    /// matched to the server's. Never a 0 that reads as "the server did not resume".
+    pub resumed_server: Option<u64>,
     /// Public-key work on the handshake's critical path (µs) and its share of the p50.
     pub crypto_floor: Option<f64>,
     pub efficiency: Option<f64>,
@@ -73,7 +77,7 @@ pub fn arm_rows(runs: &RunSet, filter: &ArmFilter) -> Vec<ArmRow> {
             succeeded: a.succeeded,
             failed: a.failed,
             resumed_client: a.resumed.client,
-            resumed_server: a.resumed.server,
+            resumed_server: server_counted(a).then_some(a.resumed.server),
             crypto_floor: a.crypto_floor_us,
             efficiency: a.efficiency,
             rate: a.rate.as_ref().map(|r| [r.per_real_s, r.per_user_s]),
@@ -82,7 +86,27 @@ pub fn arm_rows(runs: &RunSet, filter: &ArmFilter) -> Vec<ArmRow> {
         .collect()
 }
 
+/// Whether `a`'s `resumed.server` counts the server's end of its timed connections: not
+/// for a rate-only client (its connections are not matched to the server's), nor where
+/// the client counted handshakes and the server none (a server without a per-connection
+/// report). A file without handshake counts is taken at its word.
+fn server_counted(a: &shared::Arm) -> bool {
+    let total = |k: &shared::KindCounts| k.full + k.full_with_hello_retry + k.resumed;
+    a.rate.is_none()
+        && a.handshake_kinds
+            .is_none_or(|k| total(&k.server) > 0 || total(&k.client) == 0)
+}
+
 impl ArmRow {
+    /// `client/server` resumed counts: `300/300`, or `1572/–` where the server's end
+    /// is not counted ([`ArmRow::resumed_server`]).
+    pub fn resumed_text(&self) -> String {
+        match self.resumed_server {
+            Some(s) => format!("{}/{s}", self.resumed_client),
+            None => format!("{}/–", self.resumed_client),
+        }
+    }
+
     /// `71.2% (floor 312 µs)`; `n/a (floor 0 µs)` when the arm has a floor but no
     /// efficiency (a TTFB or RTT window, or a floor of 0); `–` without a floor, and nothing
     /// derived from an arm whose numbers are not results.
@@ -187,7 +211,7 @@ impl Sort {
 }
 
 /// Stable sort; rows without a number (errors, no successes) always go last.
-pub fn sort_rows(rows: &mut [ArmRow], sort: Sort) {
+pub fn sort_rows(rows: &mut Vec<ArmRow>, sort: Sort) {
     let num = |r: &ArmRow| -> Option<f64> {
         match sort.key {
             SortKey::P50 => r.p50,
@@ -213,7 +237,7 @@ pub fn sort_rows(rows: &mut [ArmRow], sort: Sort) {
             _ => return None,
         })
     };
-    rows.sort_by(|a, b| match (sort.key, text(a)) {
+    shared::order::sort_by(rows, &|a, b| match (sort.key, text(a)) {
         (SortKey::Run, _) => dir(a.run_key.cmp(&b.run_key)),
         (_, Some(t)) => dir(t.cmp(&text(b).unwrap_or_default())),
         _ => match (num(a), num(b)) {
@@ -246,13 +270,46 @@ mod tests {
         for (row, arm) in rows.iter().zip(&ev.arms) {
             assert_eq!(row.arm, arm.id);
             assert_eq!(row.p50, arm.latency_us.map(|l| l.p50));
-            assert_eq!(row.resumed_server, arm.resumed.server);
+            assert_eq!(row.resumed_server, Some(arm.resumed.server));
         }
         assert_eq!(rows[0].cert, "", "TCP has no cert");
         assert_eq!(
             rows[2].no_result,
             Some(NoResult::Error("did not resume".into()))
         );
+    }
+
+    #[test]
+    fn a_server_end_that_is_not_counted_reads_as_a_dash_not_as_zero() {
+        let mut ev = sample();
+        let counts = |full, resumed| shared::KindCounts {
+            full,
+            full_with_hello_retry: 0,
+            resumed,
+        };
+        // A rustls client against a server without a per-connection report.
+        ev.arms[2].resumed = shared::ResumedCounts {
+            client: 300,
+            server: 0,
+        };
+        ev.arms[2].handshake_kinds = Some(shared::HandshakeKinds {
+            client: counts(0, 300),
+            server: counts(0, 0),
+        });
+        // Both ends counted: a server that saw no resumption says 0.
+        ev.arms[1].handshake_kinds = Some(shared::HandshakeKinds {
+            client: counts(300, 0),
+            server: counts(300, 0),
+        });
+        let mut set = RunSet::default();
+        set.add("a", ev);
+        let rows = arm_rows(&set, &ArmFilter::default());
+        assert_eq!(rows[2].resumed_server, None);
+        assert_eq!(rows[2].resumed_text(), "300/–");
+        assert_eq!(rows[1].resumed_text(), "0/0");
+        let csv = crate::data::csv::to_csv(&rows);
+        let line = csv.lines().nth(3).unwrap();
+        assert!(line.contains(",300,,"), "{line}");
     }
 
     #[test]
