@@ -8,7 +8,7 @@ use yew::prelude::*;
 use super::canvas::{Chart, ChartSpec};
 use super::shown;
 use super::views::RunViews;
-use crate::charts::bars::{extent_of, percentile_rows};
+use crate::charts::bars::{percentile_rows, shared_extents};
 use crate::charts::Scale;
 use crate::data::card::{run_card, tls_over_tcp};
 use crate::data::derive::resume_speedups;
@@ -135,16 +135,20 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
     let card = run_card(&props.run.evidence);
     let ratios = tls_over_tcp(&props.run.evidence, &props.filter);
     let key = props.run.key;
-    // The panels are read against each other: one axis for all of them.
+    // The panels are read against each other: one axis for all of them (but a panel
+    // that would be a pixel long on it: [`shared_extents`]).
     let panels = use_memo(
         (props.run.clone(), props.filter.clone(), props.scale),
         |(run, filter, scale)| {
             let panels = percentile_panels(&run.evidence, filter);
-            let rows: Vec<_> = panels.iter().flat_map(|p| percentile_rows(&p.1)).collect();
-            let extent = extent_of(rows.iter());
+            let rows: Vec<_> = panels.iter().map(|p| percentile_rows(&p.1)).collect();
+            let extents = shared_extents(&rows);
             panels
                 .into_iter()
-                .map(|(stack, bars)| (stack, Rc::new(ChartSpec::Percentiles(bars, *scale, extent))))
+                .zip(extents)
+                .map(|((stack, bars), extent)| {
+                    (stack, Rc::new(ChartSpec::Percentiles(bars, *scale, extent)))
+                })
                 .collect::<Vec<_>>()
         },
     );
