@@ -6,12 +6,12 @@ use yew::prelude::*;
 
 use super::cdf::CdfSection;
 use super::changes::Changes;
-use super::controls::Controls;
+use super::controls::{controls, ControlsProps};
 use super::findings::Findings;
-use super::headline::{Headline, RunPicker};
+use super::headline::{headline, run_picker, RunPickerProps};
 use super::loader::{fetch_urls, initial_load, Fetched, Loader, Start};
 use super::permalink::{self, use_permalink, Targets};
-use super::runs::{Failures, RunColumn, RunList};
+use super::runs::{failures, FailuresProps, RunColumn, RunList};
 use super::table::ArmTable;
 use super::trend::Trend;
 use super::verdicts::Verdicts;
@@ -287,12 +287,12 @@ pub fn App() -> Html {
                 <h1>{"Handshake Lab"}</h1>
                 <p class="tagline">{"What a TLS handshake costs: full and resumed, TLS 1.3 and 1.2, against a plain TCP connect."}</p>
                 if runs.ready && !set.history.is_empty() {
-                    <RunPicker runs={set.clone()} focus={focus_key} on_pick={on_view} />
+                    {run_picker(&RunPickerProps { runs: set.clone(), focus: focus_key, on_pick: on_view })}
                 }
             </header>
-            <Failures failures={set.failures.clone()} {on_dismiss} />
+            {failures(&FailuresProps { failures: set.failures.clone(), on_dismiss })}
             if focus_key.is_some() {
-                <Headline run={focus_run.clone()} scale={*scale} />
+                {headline(focus_run.clone(), *scale)}
             }
             if let Some(run) = &focus_run {
                 <Findings run={run.clone()} />
@@ -307,8 +307,8 @@ pub fn App() -> Html {
                 <Changes runs={set.clone()} {pair} {on_pair} />
             }
             if set.shown().next().is_some() {
-                <Controls facets={facets_present(&set)} filter={(*filter).clone()}
-                          on_toggle={on_facet} scale={*scale} {on_scale} />
+                {controls(&ControlsProps { facets: facets_present(&set), filter: (*filter).clone(),
+                                          on_toggle: on_facet, scale: *scale, on_scale })}
                 <Trend runs={set.clone()} {ids} chosen={chosen.clone()} {on_arm}
                        hidden_hosts={(*hidden_hosts).clone()} {on_host} />
                 <section id="detail-section">

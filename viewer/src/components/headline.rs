@@ -28,7 +28,6 @@ fn run_words(r: &HistoryRun) -> String {
     )
 }
 
-#[derive(Properties, PartialEq)]
 pub struct RunPickerProps {
     pub runs: Rc<RunSet>,
     /// The run shown.
@@ -37,8 +36,8 @@ pub struct RunPickerProps {
 }
 
 /// The one control that picks the run the page follows, and one line naming it.
-#[component]
-pub fn RunPicker(props: &RunPickerProps) -> Html {
+/// (A plain function: no state of its own.)
+pub fn run_picker(props: &RunPickerProps) -> Html {
     let on_change = {
         let on_pick = props.on_pick.clone();
         Callback::from(move |e: Event| {
@@ -76,18 +75,11 @@ pub fn RunPicker(props: &RunPickerProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
-pub struct HeadlineProps {
-    /// The focus run's evidence, once its summary is in.
-    pub run: Option<LoadedRun>,
-    pub scale: Scale,
-}
-
-/// The headline cards and the two charts, or a placeholder while the run's summary loads.
-#[component]
-pub fn Headline(props: &HeadlineProps) -> Html {
-    match &props.run {
-        Some(run) => html! { <HeadlineOf run={run.clone()} scale={props.scale} /> },
+/// The headline cards and the two charts of the run shown (once its summary is in), or a
+/// placeholder while it loads.
+pub fn headline(run: Option<LoadedRun>, scale: Scale) -> Html {
+    match run {
+        Some(run) => html! { <HeadlineOf {run} {scale} /> },
         None => html! {
             <section id="headline" class="headline loading" aria-busy="true">
                 <p class="hint" role="status">{"Loading the run's summary…"}</p>

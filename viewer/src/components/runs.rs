@@ -94,15 +94,14 @@ fn run_line(run: &HistoryRun, props: &RunListProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
 pub struct FailuresProps {
     pub failures: Vec<LoadFailure>,
     pub on_dismiss: Callback<usize>,
 }
 
 /// Files that did not load, each with its name and the reason.
-#[component]
-pub fn Failures(props: &FailuresProps) -> Html {
+/// (A plain function: no state of its own.)
+pub fn failures(props: &FailuresProps) -> Html {
     if props.failures.is_empty() {
         return html! {};
     }
