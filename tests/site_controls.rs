@@ -208,9 +208,10 @@ fn the_scale_switch_redraws_the_latency_charts_and_back() {
             json!([]),
         )
     };
+    // Linear from zero by default: bar lengths are proportional to the values.
     assert_eq!(
         pressed(&browser),
-        json!([["log", "true"], ["linear", "false"]])
+        json!([["log", "false"], ["linear", "true"]])
     );
     // The CDF is folded until opened (it fetches the raw samples then).
     browser.click("#cdf-section > summary");
@@ -229,15 +230,15 @@ fn the_scale_switch_redraws_the_latency_charts_and_back() {
         "chart-percentiles-0-1",
         "chart-percentiles-1-1",
     ];
-    let log = pixels(&browser);
+    let linear = pixels(&browser);
     let before = draws(&browser, &latency_charts);
-    browser.click(&format!("{buttons}:nth-of-type(2)"));
-    wait_redrawn(&browser, "the linear charts", &before);
+    browser.click(&format!("{buttons}:nth-of-type(1)"));
+    wait_redrawn(&browser, "the log charts", &before);
     assert_eq!(
         pressed(&browser),
-        json!([["log", "false"], ["linear", "true"]])
+        json!([["log", "true"], ["linear", "false"]])
     );
-    let linear = pixels(&browser);
+    let log = pixels(&browser);
     for id in latency_charts {
         assert!(!log[id].is_null(), "{id} in {log}");
         assert_ne!(log[id], linear[id], "{id} drew the same pixels");
@@ -246,11 +247,11 @@ fn the_scale_switch_redraws_the_latency_charts_and_back() {
     assert!(!log["chart-trend"].is_null(), "the trend is drawn: {log}");
     assert_eq!(log["chart-trend"], linear["chart-trend"]);
     let before = draws(&browser, &latency_charts);
-    browser.click(&format!("{buttons}:nth-of-type(1)"));
-    wait_redrawn(&browser, "the log charts again", &before);
+    browser.click(&format!("{buttons}:nth-of-type(2)"));
+    wait_redrawn(&browser, "the linear charts again", &before);
     let again = pixels(&browser);
     for id in latency_charts {
-        assert_eq!(log[id], again[id], "{id}: log again");
+        assert_eq!(linear[id], again[id], "{id}: linear again");
     }
 }
 

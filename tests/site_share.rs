@@ -111,7 +111,7 @@ fn a_permalink_reopens_the_same_view() {
     let default_state = first.exec(STATE_JS, json!([]));
 
     // Change every part of the state the link carries.
-    first.click("#controls .scale button:nth-of-type(2)");
+    first.click("#controls .scale button:nth-of-type(1)");
     first.click("#controls input[data-facet='tcp']");
     first.click("#arm-table button[data-sort='p99']");
     first.click("#arm-table button[data-sort='p99']");
@@ -155,7 +155,7 @@ fn a_permalink_reopens_the_same_view() {
     cdf_settled(&first);
     let state = first.exec(STATE_JS, json!([]));
     assert_ne!(state, default_state, "the clicks changed the view");
-    assert_eq!(state["scale"], json!(["linear"]), "{state}");
+    assert_eq!(state["scale"], json!(["log"]), "{state}");
     assert_eq!(state["off"], json!(["protocol:tcp"]), "{state}");
     assert_eq!(state["sort"], json!(["p99 descending"]), "{state}");
     assert_eq!(state["hidden"].as_array().unwrap().len(), 1, "{state}");
@@ -260,8 +260,9 @@ fn charts_download_as_png_and_svg_and_the_table_as_markdown() {
     let server = Server::start(&fx.www);
     let browser = open_at(&server, "downloads", SUB_PATH);
     browser.exec(CATCH_JS, json!([]));
+    // Each chart's downloads are named by its canvas's data-export (chart and run).
     let ids = browser.exec(
-        "return [...document.querySelectorAll('canvas')].map(c => c.id);",
+        "return [...document.querySelectorAll('canvas')].filter(c => c.dataset.items !== '0').map(c => c.dataset.export);",
         json!([]),
     );
     let ids: Vec<String> = serde_json::from_value(ids).unwrap();
@@ -319,11 +320,13 @@ fn charts_download_as_png_and_svg_and_the_table_as_markdown() {
         );
     }
     // The rustls panel (panel 1; panel 0 is the kernel's TCP connect) of the percentile
-    // chart has, in its SVG, a p50 bar (#1F77B4) per rustls arm with a latency.
+    // chart has, in its SVG, a p50 bar (#1F77B4) per rustls arm with a latency (below
+    // the export's 58 px head and the legend's first row).
     let p50_bars = browser.exec(
-        "const d = window.__dl.find(d => /^chart-percentiles-\\d+-1\\.svg$/.test(d.name)); \
+        "const name = document.querySelector('canvas[id$=\"-1\"][id^=\"chart-percentiles-\"]').dataset.export; \
+         const d = window.__dl.find(d => d.name === name + '.svg'); \
          const doc = new DOMParser().parseFromString(d.text, 'image/svg+xml'); \
-         return [...doc.querySelectorAll('rect[fill=\"#1F77B4\"]')].filter(r => Number(r.getAttribute('y')) >= 19).length;",
+         return [...doc.querySelectorAll('rect[fill=\"#1F77B4\"]')].filter(r => Number(r.getAttribute('y')) >= 58 + 19).length;",
         json!([]),
     );
     let with_latency = fx

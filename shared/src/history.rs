@@ -13,7 +13,8 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::schema::{CertKind, Evidence, KxGroup, Mode, Protocol, Stack};
+use crate::schema::{CertKind, Evidence, KxGroup, Mode, Protocol, RunKind, Stack};
+use crate::setup::Setup;
 use crate::validate::MAX_US;
 
 /// The history of a results folder: arm keys once, then one brief per run. Written as
@@ -64,7 +65,7 @@ pub struct ArmKey {
 }
 
 /// One run in brief. Written as an array, `[file, run_id, host, started_at, complete,
-/// tool, arms]`.
+/// tool, arms, kind, setup]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "RunBriefRow", into = "RunBriefRow")]
 pub struct RunBrief {
@@ -79,6 +80,11 @@ pub struct RunBrief {
     pub tool: String,
     /// Every arm of the run, in its order.
     pub arms: Vec<BriefArm>,
+    /// The kind of run ([`Evidence::kind`]); `None` in a history written before it was
+    /// recorded.
+    pub kind: Option<RunKind>,
+    /// The setup fingerprint ([`Evidence::setup`]); empty in an older history.
+    pub setup: Setup,
 }
 
 /// One arm of one run: `[index into History::arms, p50 µs, 95% CI of the p50]`. The p50
@@ -117,11 +123,21 @@ impl From<ArmKey> for ArmKeyRow {
 }
 
 #[derive(Serialize, Deserialize)]
-struct RunBriefRow(String, String, String, String, bool, String, Vec<BriefArm>);
+struct RunBriefRow(
+    String,
+    String,
+    String,
+    String,
+    bool,
+    String,
+    Vec<BriefArm>,
+    #[serde(default)] Option<RunKind>,
+    #[serde(default)] Setup,
+);
 
 impl From<RunBriefRow> for RunBrief {
     fn from(r: RunBriefRow) -> RunBrief {
-        let RunBriefRow(file, run_id, host, started_at, complete, tool, arms) = r;
+        let RunBriefRow(file, run_id, host, started_at, complete, tool, arms, kind, setup) = r;
         RunBrief {
             file,
             run_id,
@@ -130,6 +146,8 @@ impl From<RunBriefRow> for RunBrief {
             complete,
             tool,
             arms,
+            kind,
+            setup,
         }
     }
 }
@@ -144,6 +162,8 @@ impl From<RunBrief> for RunBriefRow {
             b.complete,
             b.tool,
             b.arms,
+            b.kind,
+            b.setup,
         )
     }
 }
@@ -179,6 +199,8 @@ impl RunBrief {
                     BriefArm(index_of(ArmKey::of(a)), p50, p50.and(a.p50_ci95_us))
                 })
                 .collect(),
+            kind: Some(ev.kind()),
+            setup: ev.setup(),
         }
     }
 }
@@ -293,6 +315,17 @@ mod tests {
         // An arm with an error gives no point, and no CI without a p50.
         assert_eq!(rb.arms[1], BriefArm(1, None, None));
         assert_eq!(back.unreadable, ["c.json"]);
+        assert_eq!(ra.kind, Some(a.kind()));
+        assert_eq!(ra.setup, a.setup());
+        assert_eq!(ra.setup["host"], a.environment.hostname);
+    }
+
+    #[test]
+    fn a_history_without_kinds_and_setups_still_reads() {
+        let h = History::from_json(r#"[[], [["a.json", "r", "h", "t", true, "c 1", []]], []]"#)
+            .unwrap();
+        assert_eq!(h.runs[0].kind, None);
+        assert!(h.runs[0].setup.is_empty());
     }
 
     #[test]

@@ -33,7 +33,8 @@ impl ResultsIndex {
     pub fn upsert(&mut self, entry: IndexEntry) {
         self.runs.retain(|e| e.file != entry.file);
         self.runs.push(entry);
-        self.runs
-            .sort_by(|a, b| a.started_at.cmp(&b.started_at).then(a.file.cmp(&b.file)));
+        crate::order::sort_by(&mut self.runs, &|a, b| {
+            a.started_at.cmp(&b.started_at).then(a.file.cmp(&b.file))
+        });
     }
 }

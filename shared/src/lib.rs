@@ -10,10 +10,12 @@ mod ids;
 mod index;
 pub mod json;
 pub mod open_loop;
+pub mod order;
 pub mod placement;
 pub mod probe;
 pub mod schema;
 pub mod search;
+pub mod setup;
 mod summary;
 mod validate;
 pub mod verdict;
@@ -28,6 +30,7 @@ pub use open_loop::{Lateness, OpenLoop};
 pub use placement::{ArmPlacement, RunPlacement, Tracing};
 pub use probe::{Capability, CertVerification, CertificateTrust, ServerProbe};
 pub use schema::*;
+pub use setup::{Affects, Setup, SetupDifference};
 pub use validate::{
     ArmKind, EvidenceError, Violation, MAX_HOST_NAME, MAX_ID, MAX_RATE_PER_S, MAX_RATIO,
     MAX_RTT_MS, MAX_SECONDS, MAX_TIME, MAX_US, MAX_VERSION,

@@ -124,7 +124,7 @@ pub fn sweeps<'a>(arms: impl IntoIterator<Item = &'a Arm>) -> Vec<Sweep<'a>> {
             .map_or(0.0, |o| o.offered_per_s)
     };
     for s in &mut out {
-        s.arms.sort_by(|a, b| offered(a).total_cmp(&offered(b)));
+        crate::order::sort_by(&mut s.arms, &|a, b| offered(a).total_cmp(&offered(b)));
     }
     out
 }
@@ -157,7 +157,9 @@ fn label(arm: &Arm, open: &OpenLoop, workers: u64) -> String {
 /// so when there is no knee inside the sweep, or too little to tell.
 pub fn knee_sentence(points: &[Point]) -> String {
     let mut sorted = points.to_vec();
-    sorted.sort_by(|a, b| a.offered_per_s.total_cmp(&b.offered_per_s));
+    crate::order::sort_by(&mut sorted, &|a, b| {
+        a.offered_per_s.total_cmp(&b.offered_per_s)
+    });
     let (Some(first), Some(last)) = (sorted.first().copied(), sorted.last().copied()) else {
         return "no open-loop rate was measured".into();
     };

@@ -150,6 +150,8 @@ pub fn evidence() -> Evidence {
                 placement: None,
                 extra: BTreeMap::new(),
             },
+            kind: None,
+            setup: None,
         },
         environment: Environment {
             hostname: "sample-host".into(),

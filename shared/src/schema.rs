@@ -101,6 +101,14 @@ pub struct Run {
     /// The collector's argv as given.
     pub command_line: Vec<String>,
     pub settings: Settings,
+    /// What kind of run this is (the default plan, a subset, RTT, two hosts, a probe).
+    /// Absent in files written before it existed: [`Evidence::kind`] derives it then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<RunKind>,
+    /// The setup fingerprint: every setting that moves numbers, by name
+    /// ([`crate::setup::SETTINGS`]). Absent in older files: [`Evidence::setup`] derives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -928,6 +936,25 @@ string_enum!(
         /// A Poisson process: exponential gaps with mean `1 / offered_per_s`, drawn from
         /// a seeded generator (`seed`), so the same seed gives the same schedule.
         Poisson = "poisson",
+    }
+);
+
+string_enum!(
+    /// What kind of run a file holds, i.e. how `collector` was asked to run.
+    RunKind {
+        /// `collector run` with its default plan (peers, default certs and groups).
+        Default = "default",
+        /// `collector run --quick`: the default plan with fewer samples (a smoke run).
+        Quick = "quick",
+        /// `collector run` with its plan changed by flags (`--arms`, `--no-peers`,
+        /// `--certs`, `--groups`, `--matrix`, `--concurrency`, `--request`, …).
+        Subset = "subset",
+        /// `collector run --rtt`: emulated round trips.
+        Rtt = "rtt",
+        /// `collector run --target`: client and server on two hosts.
+        TwoHosts = "two-hosts",
+        /// `collector probe`: a server the lab does not run.
+        Probe = "probe",
     }
 );
 

@@ -52,6 +52,34 @@ pub fn is_regression(ratio: f64, ci: Option<[f64; 2]>, threshold: f64) -> bool {
     Verdict::of(ci) == Verdict::Slower && ratio > 1.0 + threshold
 }
 
+/// A warning when most arms with a CI moved the same way (at least half of them, and at
+/// least 3): a machine that was busier or calmer during one whole run moves every arm,
+/// and no interval within a run can see that. The median ratio says by how much.
+/// `judged`: each arm with a CI, as its `new / old` ratio and verdict. `collector
+/// compare` and the page's "what changed" both say it.
+pub fn common_shift(judged: &[(f64, Verdict)]) -> Option<String> {
+    let moved = |v: Verdict| judged.iter().filter(|r| r.1 == v).count();
+    let (slower, faster) = (moved(Verdict::Slower), moved(Verdict::Faster));
+    let (n, way) = if slower >= faster {
+        (slower, "slower")
+    } else {
+        (faster, "faster")
+    };
+    if judged.len() < 3 || 2 * n < judged.len() {
+        return None;
+    }
+    let mut ratios: Vec<f64> = judged.iter().map(|r| r.0).collect();
+    ratios.sort_unstable_by(f64::total_cmp);
+    let median = ratios[ratios.len().div_ceil(2) - 1];
+    Some(format!(
+        "{n} of {} arms with a CI are {way} (median NEW/OLD {median:.3}x): when most arms move \
+         together, a machine that was busier or calmer during one whole run is as likely a \
+         cause as the code; the intervals only cover drift within each run. Measure OLD and \
+         NEW again, alternately (OLD, NEW, OLD, NEW), before trusting these verdicts",
+        judged.len()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -201,6 +201,22 @@ impl Browser {
         );
     }
 
+    /// Presses and releases `key` (a WebDriver key code, e.g. `\u{E004}` for Tab) while
+    /// holding `held` (e.g. `\u{E008}` for Shift), as a user's keyboard would.
+    pub fn press(&self, held: Option<&str>, key: &str) {
+        let mut actions = Vec::new();
+        if let Some(h) = held {
+            actions.push(json!({"type": "keyDown", "value": h}));
+        }
+        actions.push(json!({"type": "keyDown", "value": key}));
+        actions.push(json!({"type": "keyUp", "value": key}));
+        if let Some(h) = held {
+            actions.push(json!({"type": "keyUp", "value": h}));
+        }
+        let body = json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]});
+        self.session_call("POST", "/actions", Some(body));
+    }
+
     /// The text of an open alert dialog, or None when WebDriver answers `no such alert`.
     /// Any other failure (a dead driver, a bad session, a non-text answer) panics: it
     /// must not read as "no script ran".

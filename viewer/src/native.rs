@@ -234,7 +234,7 @@ impl Page {
     /// A percentile chart and its "as text" list.
     fn bars(&mut self, b: &[crate::data::derive::PercentileBar], scale: Scale) {
         self.draw(bars::height_for(b.len(), 3), |a| {
-            bars::draw_percentiles(a, b, scale, 1.0)
+            bars::draw_percentiles(a, b, scale, None, 1.0)
         });
         self.texts.extend(
             percentile_text(b)

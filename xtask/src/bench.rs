@@ -3,9 +3,9 @@
 //! ids, start times a minute apart, every third run on a second host), builds the site,
 //! serves it on 127.0.0.1 and opens it in headless Chromium (WebDriver), then prints the
 //! viewer's own performance marks, in ms after navigation start: `first-chart`,
-//! `interactive` (the start-up load is drawn: run list, filters, trend), `answer` (the
-//! newest run's findings and detail, once its summary is in) and `chart:chart-trend` (the
-//! trend view).
+//! `cards` (the run shown's headline cards), `interactive` (the start-up load is drawn:
+//! run list, filters, trend), `answer` (the run shown's findings and detail, once its
+//! summary is in) and `chart:chart-trend` (the trend view).
 //! A measurement, not a test: nothing passes or fails on a time.
 
 use std::path::{Path, PathBuf};
@@ -73,8 +73,8 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
             .unwrap_or(0);
         let marks = measure(&out)?;
         let line = format!(
-            "{n} runs: first chart {} ms, interactive {} ms, answer {} ms, trend view {} ms (history.json {history} bytes)",
-            marks[0], marks[1], marks[2], marks[3]
+            "{n} runs: first chart {} ms, cards {} ms, interactive {} ms, answer {} ms, trend view {} ms (history.json {history} bytes)",
+            marks[0], marks[4], marks[1], marks[2], marks[3]
         );
         println!("{line}");
         lines.push(line);
@@ -150,8 +150,8 @@ fn write_copies(text: &str, ev: &shared::Evidence, n: usize, dir: &Path) -> Resu
 }
 
 /// Serves `site`, opens it, and returns the marks `[first chart, interactive, answer,
-/// trend]` in ms.
-fn measure(site: &Path) -> Result<[u64; 4]> {
+/// trend, cards]` in ms (`cards`: the run shown's headline cards are on the page).
+fn measure(site: &Path) -> Result<[u64; 5]> {
     let listener = bind(0)?;
     let port = listener.local_addr()?.port();
     let dir = site.to_path_buf();
@@ -160,15 +160,21 @@ fn measure(site: &Path) -> Result<[u64; 4]> {
     let _ = std::fs::remove_dir_all(&profile);
     let browser = webdriver::Browser::start(profile, 1400, 1000, &[]);
     browser.goto(&format!("http://127.0.0.1:{port}/"));
-    let names = ["first-chart", "interactive", "answer", "chart:chart-trend"];
+    let names = [
+        "first-chart",
+        "interactive",
+        "answer",
+        "chart:chart-trend",
+        "cards",
+    ];
     let script = "return arguments[0].map(n => { const e = performance.getEntriesByName(n)[0]; \
                   return e ? Math.round(e.startTime) : null; });";
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
         let v: Value = browser.exec(script, json!([names]));
-        let got: Vec<Option<u64>> = (0..4).map(|i| v[i].as_u64()).collect();
-        if let [Some(a), Some(b), Some(c), Some(d)] = got[..] {
-            return Ok([a, b, c, d]);
+        let got: Vec<Option<u64>> = (0..5).map(|i| v[i].as_u64()).collect();
+        if let [Some(a), Some(b), Some(c), Some(d), Some(e)] = got[..] {
+            return Ok([a, b, c, d, e]);
         }
         if Instant::now() > deadline {
             bail!("the page did not set every mark within 300 s: {v}");

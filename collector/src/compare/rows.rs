@@ -61,31 +61,19 @@ pub struct Comparison {
     pub common_shift: Option<String>,
 }
 
-/// A warning when most arms with a CI moved the same way (at least half of them, and at
-/// least 3): a machine that was busier or calmer during one whole run moves every arm,
-/// and no interval within a run can see that. The median ratio says by how much.
+/// A warning when most arms with a CI moved the same way ([`shared::verdict::common_shift`]).
 pub fn common_shift(arms: &[ArmRow]) -> Option<String> {
-    let judged: Vec<&ArmRow> = arms.iter().filter(|r| r.ci95.is_some()).collect();
-    let moved = |v: Verdict| judged.iter().filter(|r| r.verdict == v.as_str()).count();
-    let (slower, faster) = (moved(Verdict::Slower), moved(Verdict::Faster));
-    let (n, way) = if slower >= faster {
-        (slower, "slower")
-    } else {
-        (faster, "faster")
-    };
-    if judged.len() < 3 || 2 * n < judged.len() {
-        return None;
-    }
-    let mut ratios: Vec<f64> = judged.iter().filter_map(|r| r.ratio).collect();
-    ratios.sort_by(f64::total_cmp);
-    let median = ratios[ratios.len().div_ceil(2) - 1];
-    Some(format!(
-        "{n} of {} arms with a CI are {way} (median NEW/OLD {median:.3}x): when most arms move \
-         together, a machine that was busier or calmer during one whole run is as likely a \
-         cause as the code; the intervals only cover drift within each run. Measure OLD and \
-         NEW again, alternately (OLD, NEW, OLD, NEW), before trusting these verdicts",
-        judged.len()
-    ))
+    let judged: Vec<(f64, Verdict)> = arms
+        .iter()
+        .filter(|r| r.ci95.is_some())
+        .filter_map(|r| {
+            let said = [Verdict::Slower, Verdict::Faster, Verdict::NoEvidence]
+                .into_iter()
+                .find(|v| v.as_str() == r.verdict)?;
+            Some((r.ratio?, said))
+        })
+        .collect();
+    shared::verdict::common_shift(&judged)
 }
 
 fn info(e: &Evidence) -> RunInfo {

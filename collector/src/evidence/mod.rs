@@ -15,6 +15,14 @@ use shared::{Arm, Comparison, ComparisonKind, Mode, Protocol, Stack};
 pub use crate::measure::build_arm;
 use ci::ratio_ci;
 
+/// `ev` with its kind of run and setup fingerprint written in (`run.kind`, `run.setup`),
+/// so the page compares only runs measured alike.
+pub fn with_setup(mut ev: shared::Evidence) -> shared::Evidence {
+    ev.run.kind = Some(shared::RunKind::of(&ev));
+    ev.run.setup = Some(shared::setup::setup_of(&ev));
+    ev
+}
+
 /// Resume speedups (`p50(full) / p50(resumed)`) for every sound resumed arm with a sound
 /// full arm of the same protocol, cert and group (0-RTT arms: `zero_rtt_speedup`, against
 /// the full arm measured in the same request mode); TLS-over-TCP ratios for every sound

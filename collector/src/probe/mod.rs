@@ -228,6 +228,8 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
             &d.group.values().copied().collect::<Vec<_>>(),
             target.pacer.connections(),
         ),
+        kind: None,
+        setup: None,
     };
     let evidence = Evidence {
         schema_version: shared::SCHEMA_VERSION,
@@ -240,6 +242,7 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
         probe: Some(probe),
         summary: false,
     };
+    let evidence = crate::evidence::with_setup(evidence);
     finish(&args, &evidence)
 }
 

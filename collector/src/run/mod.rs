@@ -275,6 +275,8 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
                 sockets: socket_options,
             },
         ),
+        kind: None,
+        setup: None,
     };
     run.settings.extra.append(&mut peer.settings);
     run.settings.placement = Some(cpu.record());
@@ -289,6 +291,7 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
         probe: None,
         summary: false,
     };
+    let evidence = evidence::with_setup(evidence);
     finish(&args.out, &evidence, finished - started, interrupted)
 }
 

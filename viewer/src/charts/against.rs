@@ -27,7 +27,7 @@ pub fn draw_capacity<DB: DrawingBackend>(
     let latency = |v: &f64| fmt_us(*v);
     let (y_desc, y_tick): (&str, &dyn Fn(&f64) -> String) = match metric {
         CapacityMetric::Rate => ("handshakes per second (median; whisker: IQR)", &rate),
-        CapacityMetric::P99 => ("p99 latency under load (µs/ms)", &latency),
+        CapacityMetric::P99 => ("p99 latency under load", &latency),
     };
     let axes = Axes {
         x_scale: Scale::Linear,
@@ -57,7 +57,7 @@ pub fn draw_ttfb<DB: DrawingBackend>(
     let axes = Axes {
         x_scale: Scale::Linear,
         x_desc: "emulated round-trip time (ms)".into(),
-        y_desc: "p50 time to first byte (µs/ms; whisker: 95% CI)",
+        y_desc: "p50 time to first byte (whisker: 95% CI)",
         x_tick: &|v| format!("{} ms", (v * 10.0).round() / 10.0),
         y_tick: &|v| fmt_us(*v),
         y_range: None,
@@ -83,7 +83,7 @@ pub fn draw_trend<DB: DrawingBackend>(
     let axes = Axes {
         x_scale: Scale::Linear,
         x_desc: "run, oldest to newest (ring: slower in red, faster in green than the host's previous run, beyond the CIs)".into(),
-        y_desc: "p50 (µs/ms; whisker: 95% CI)",
+        y_desc: "p50 (whisker: 95% CI)",
         x_tick: &|v| match v.fract() == 0.0 && v > 0.0 {
             true => format!("#{v:.0}"),
             false => String::new(),

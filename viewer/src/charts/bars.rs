@@ -5,7 +5,8 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{chars_in, fail, font, label_left_of, label_width, legend, x_ticks};
+use super::labels::fit_labels;
+use super::{chars_in, fail, font, label_left_of, label_width, legend, legend_rows, x_ticks};
 use super::{DrawResult, Scale};
 use super::{ERROR, INK, MUTED, P50, P95, P99};
 use crate::data::derive::{NoResult, PercentileBar};
@@ -54,6 +55,70 @@ pub struct Axis<'a> {
     pub tick: &'a dyn Fn(f64) -> String,
     /// A vertical reference line (e.g. speedup 1×) in values.
     pub reference: Option<f64>,
+    /// The values the axis must cover, beyond this chart's own: panels read against
+    /// each other share one axis ([`Extent`]).
+    pub extent: Extent,
+}
+
+/// The lowest and highest value of a set of charts that share one axis; `None` when a
+/// chart has its own.
+pub type Extent = Option<[f64; 2]>;
+
+/// The values a row shows on the axis (bars and their whiskers).
+fn row_values(row: &Row) -> impl Iterator<Item = f64> + '_ {
+    row.slots.iter().flat_map(|slot| match slot {
+        Slot::Bar { value, ci, .. } => {
+            let mut v = vec![*value];
+            v.extend(ci.iter().flatten().copied());
+            v
+        }
+        _ => Vec::new(),
+    })
+}
+
+/// The extent of every value of `rows` (positive and finite), for a shared axis.
+pub fn extent_of<'a>(rows: impl Iterator<Item = &'a Row>) -> Extent {
+    let values = rows
+        .flat_map(row_values)
+        .filter(|v| v.is_finite() && *v > 0.0);
+    values.fold(None, |e, v| match e {
+        None => Some([v, v]),
+        Some([lo, hi]) => Some([lo.min(v), hi.max(v)]),
+    })
+}
+
+/// Below this share of the largest value of the panels, a panel keeps an axis of its own.
+pub const SHARE_MIN: f64 = 0.1;
+
+/// The axis of each of `panels` (rows each) read against each other: one extent for all,
+/// except for a panel whose largest value is under [`SHARE_MIN`] of the others' (e.g. a
+/// TCP connect of 40 µs beside handshakes whose p99 reach 30 ms): on the shared axis its
+/// bars would be a pixel long and it would show nothing, so it gets its own axis (`None`).
+pub fn shared_extents(panels: &[Vec<Row>]) -> Vec<Extent> {
+    // Plain loops over each panel's own extent: every iterator adapter over `Row`s
+    // would compile `extent_of` again (kilobytes of wasm).
+    let mut each: Vec<Extent> = Vec::with_capacity(panels.len());
+    let mut top = 0.0f64;
+    for rows in panels {
+        let e = extent_of(rows.iter());
+        top = top.max(e.map_or(0.0, |e| e[1]));
+        each.push(e);
+    }
+    let own = |e: &Extent| e.is_some_and(|e| e[1] < top * SHARE_MIN);
+    let mut shared: Extent = None;
+    for [lo, hi] in each.iter().filter(|e| !own(e)).flatten() {
+        shared = Some(shared.map_or([*lo, *hi], |[a, b]| [a.min(*lo), b.max(*hi)]));
+    }
+    each.iter()
+        .map(|e| if own(e) { None } else { shared })
+        .collect()
+}
+
+/// The row labels as drawn on a chart `css_w` CSS pixels wide: fitted to the label
+/// area, and distinct ([`fit_labels`]). Also what the page exposes for tests.
+pub fn drawn_labels(labels: &[String], css_w: f64) -> Vec<String> {
+    let lw = label_width(labels.iter().map(|l| l.chars().count()), css_w);
+    fit_labels(labels, chars_in(lw - 10.0))
 }
 
 /// Draws `rows` as horizontal bars. `scale` is device pixels per CSS pixel.
@@ -74,35 +139,49 @@ pub fn draw_hbars<DB: DrawingBackend>(
     let lw = label_width(rows.iter().map(|r| r.label.chars().count()), css_w);
     let values: Vec<f64> = rows
         .iter()
-        .flat_map(|r| &r.slots)
-        .flat_map(|slot| match slot {
-            Slot::Bar { value, ci, .. } => {
-                let mut v = vec![*value];
-                v.extend(ci.iter().flatten().copied());
-                v
-            }
-            _ => Vec::new(),
-        })
+        .flat_map(row_values)
         .chain(axis.reference)
+        .chain(axis.extent.into_iter().flatten())
         .filter(|v| v.is_finite() && *v > 0.0)
         .collect();
     let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let x_range = axis.scale.range(lo, hi);
     let n = rows.len();
-    let mut chart = super::category_chart(area, x_range.clone(), n, lw, 20.0, &axis.desc, scale)?;
-    let tick = |v: f64| (axis.tick)(axis.scale.from_axis(v));
+    let lrows = legend_rows(legend_items, lw + 8.0, css_w);
+    // The axis title is centred under the plot: where the plot is too narrow for it,
+    // its first clause (before `;`) says what the axis is, uncut.
+    let room = super::chars_in(css_w - lw - 30.0) + 8;
+    let desc = match axis.desc.chars().count() > room {
+        true => axis.desc.split(';').next().unwrap_or_default(),
+        false => axis.desc.as_str(),
+    };
+    let mut chart =
+        super::category_chart(area, x_range.clone(), n, (lw, 20.0), desc, lrows, scale)?;
+    // Zero is `0`, whatever the unit.
+    let tick = |v: f64| {
+        let x = axis.scale.from_axis(v);
+        if x == 0.0 {
+            "0".to_string()
+        } else {
+            (axis.tick)(x)
+        }
+    };
     x_ticks(area, &chart, &axis.scale.ticks(&x_range), &tick, scale)?;
-    legend(area, legend_items, s(lw + 8.0), scale)?;
+    legend(area, legend_items, lw + 8.0, scale)?;
+    let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
+    let labels = drawn_labels(&labels, css_w);
 
     let x0 = x_range.start;
     let to_x = |v: f64| axis.scale.to_axis(v).clamp(x_range.start, x_range.end);
-    for (i, row) in rows.iter().enumerate() {
+    let inside =
+        |v: f64| axis.scale.to_axis(v) >= x_range.start && axis.scale.to_axis(v) <= x_range.end;
+    for (i, (row, label)) in rows.iter().zip(&labels).enumerate() {
         let center = (n - 1 - i) as f64;
         let (lx, ly) = chart.backend_coord(&(x0, center));
         let color = if row.error { ERROR } else { INK };
-        let fits = chars_in(lw - 10.0);
-        label_left_of(area, &row.label, (lx - s(6.0), ly), color, fits, scale)?;
+        let fits = label.chars().count();
+        label_left_of(area, label, (lx - s(6.0), ly), color, fits, scale)?;
         let k = row.slots.len().max(1) as f64;
         let slot_h = 0.8 / k;
         for (j, slot) in row.slots.iter().enumerate() {
@@ -137,7 +216,9 @@ pub fn draw_hbars<DB: DrawingBackend>(
                     if let Some([lo, hi]) = ci {
                         whisker(&mut chart, to_x(*lo), to_x(*hi), y, half, scale)?;
                     }
-                    if let Some(m) = marker.filter(|m| m.is_finite() && *m > 0.0) {
+                    // A floor below the axis's start is not drawn at its edge as if it
+                    // were there (the table has its number).
+                    if let Some(m) = marker.filter(|m| m.is_finite() && *m > 0.0 && inside(*m)) {
                         let m = to_x(m);
                         whisker(&mut chart, m, m, y, half * 1.3, 2.0 * scale)?;
                     }
@@ -245,21 +326,24 @@ pub fn percentile_rows(bars: &[PercentileBar]) -> Vec<Row> {
         .collect()
 }
 
-/// The percentile chart (also used for one arm across runs).
+/// The percentile chart (also used for one arm across runs); `extent`: the values of
+/// the panels it is read against.
 pub fn draw_percentiles<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     bars: &[PercentileBar],
     value_scale: Scale,
+    extent: Extent,
     scale: f64,
 ) -> DrawResult {
     let axis = Axis {
         scale: value_scale,
         desc: format!(
-            "latency (µs/ms, {}); whisker: p50 95% CI",
+            "latency ({}); whisker: 95% CI of the p50",
             value_scale.describe()
         ),
         tick: &fmt_us,
         reference: None,
+        extent,
     };
     draw_hbars(
         area,
@@ -269,7 +353,7 @@ pub fn draw_percentiles<DB: DrawingBackend>(
             ("p50", P50),
             ("p95", P95),
             ("p99", P99),
-            ("dark tick: crypto floor (public-key work)", INK),
+            ("dark tick: crypto floor", INK),
         ],
         scale,
     )
@@ -277,13 +361,47 @@ pub fn draw_percentiles<DB: DrawingBackend>(
 
 /// CSS height for a bar chart of `rows` rows with `slots` bars each.
 pub fn height_for(rows: usize, slots: usize) -> u32 {
-    let per_row = 8.0 + 9.0 * slots as f64;
+    // Three bars a row (p50, p95, p99) are a little thinner, so a run's headline arms
+    // fit the first screen beside the speedups.
+    let bar = if slots >= 3 { 7.0 } else { 9.0 };
+    let per_row = 8.0 + bar * slots as f64;
     (80.0 + per_row * rows.max(1) as f64).clamp(140.0, 2400.0) as u32
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_panel_far_below_the_others_keeps_its_own_axis() {
+        let row = |v: f64| Row {
+            label: format!("{v}"),
+            error: false,
+            slots: vec![Slot::Bar {
+                value: v,
+                color: P50,
+                ci: None,
+                note: None,
+                marker: None,
+            }],
+        };
+        let panels = vec![
+            vec![row(40.0)],
+            vec![row(900.0), row(30_000.0)],
+            vec![row(5_000.0)],
+        ];
+        let e = shared_extents(&panels);
+        assert_eq!(e[0], None, "40 µs beside 30 ms: its own axis");
+        assert_eq!(e[1], Some([900.0, 30_000.0]));
+        assert_eq!(
+            e[2],
+            Some([900.0, 30_000.0]),
+            "5 ms is read on the shared axis"
+        );
+        // Panels of one magnitude all share it.
+        let e = shared_extents(&panels[1..]);
+        assert!(e.iter().all(|e| *e == Some([900.0, 30_000.0])), "{e:?}");
+    }
     use crate::charts::recorder::Recorder;
     use crate::data::derive::percentile_bars;
     use crate::data::filter::ArmFilter;
@@ -292,7 +410,9 @@ mod tests {
     #[test]
     fn every_arm_gets_its_label_and_three_bars() {
         let bars = percentile_bars(&sample(), &ArmFilter::default());
-        let rec = Recorder::draw(640, 300, |a| draw_percentiles(a, &bars, Scale::Log, 1.0));
+        let rec = Recorder::draw(640, 300, |a| {
+            draw_percentiles(a, &bars, Scale::Log, None, 1.0)
+        });
         for b in &bars {
             assert!(rec.has_text(&b.label), "{:?}", rec.texts);
         }
@@ -309,11 +429,15 @@ mod tests {
     #[test]
     fn the_crypto_floor_is_a_tick_on_the_p50_bar() {
         let mut bars = percentile_bars(&sample(), &ArmFilter::default());
-        let without = Recorder::draw(640, 300, |a| draw_percentiles(a, &bars, Scale::Log, 1.0));
+        let without = Recorder::draw(640, 300, |a| {
+            draw_percentiles(a, &bars, Scale::Log, None, 1.0)
+        });
         bars[1].floor = Some(100.0);
         let rows = percentile_rows(&bars);
         assert!(matches!(rows[1].slots[0], Slot::Bar { marker: Some(m), .. } if m == 100.0));
-        let with = Recorder::draw(640, 300, |a| draw_percentiles(a, &bars, Scale::Log, 1.0));
+        let with = Recorder::draw(640, 300, |a| {
+            draw_percentiles(a, &bars, Scale::Log, None, 1.0)
+        });
         assert!(with.paths > without.paths, "the floor tick is drawn");
     }
 
@@ -330,7 +454,7 @@ mod tests {
             ))]
         );
         let rec = Recorder::draw(1600, 600, |a| {
-            draw_percentiles(a, &bars, Scale::Linear, 2.0)
+            draw_percentiles(a, &bars, Scale::Linear, None, 2.0)
         });
         assert!(rec.has_text("ERROR: 0 of 4 connections resumed"));
         // The legend square sits in the top 18 px (at scale 2: 36 px); bars are below it.
@@ -351,7 +475,9 @@ mod tests {
         let mut bars = percentile_bars(&sample(), &ArmFilter::default());
         bars[0].label = "s_time-tls13-reuse-www-ecdsa-p256-x25519-vs-s_server".into();
         bars[1].no_result = Some(NoResult::Note(format!("rate only: {}", "x".repeat(200))));
-        let rec = Recorder::draw(500, 300, |a| draw_percentiles(a, &bars, Scale::Log, 1.0));
+        let rec = Recorder::draw(500, 300, |a| {
+            draw_percentiles(a, &bars, Scale::Log, None, 1.0)
+        });
         let label = rec
             .texts
             .iter()
@@ -381,8 +507,29 @@ mod tests {
     }
 
     #[test]
+    fn a_narrow_chart_keeps_its_axis_title_whole_and_starts_at_zero() {
+        let bars = percentile_bars(&sample(), &ArmFilter::default());
+        let wide = Recorder::draw(900, 300, |a| {
+            draw_percentiles(a, &bars, Scale::Linear, None, 1.0)
+        });
+        assert!(wide.has_text("latency (linear scale); whisker: 95% CI of the p50"));
+        let narrow = Recorder::draw(380, 300, |a| {
+            draw_percentiles(a, &bars, Scale::Linear, None, 1.0)
+        });
+        assert!(
+            narrow.has_text("latency (linear scale)"),
+            "{:?}",
+            narrow.texts
+        );
+        assert!(!narrow.texts.iter().any(|t| t.0.contains("whisker")));
+        assert!(narrow.has_text("0") && !narrow.has_text("0.00 µs"));
+    }
+
+    #[test]
     fn empty_input_says_so() {
-        let rec = Recorder::draw(300, 150, |a| draw_percentiles(a, &[], Scale::Log, 1.0));
+        let rec = Recorder::draw(300, 150, |a| {
+            draw_percentiles(a, &[], Scale::Log, None, 1.0)
+        });
         assert!(rec.texts.iter().any(|t| t.0.starts_with("nothing to show")));
     }
 }

@@ -38,7 +38,7 @@ pub fn draw_cdf<DB: DrawingBackend>(
         .collect();
     let axes = Axes {
         x_scale: value_scale,
-        x_desc: format!("latency (µs/ms, {})", value_scale.describe()),
+        x_desc: format!("latency ({})", value_scale.describe()),
         y_desc: "samples ≤ latency",
         x_tick: &|a| value_scale.latency_label(a),
         y_tick: &|v| format!("{:.0}%", v * 100.0),

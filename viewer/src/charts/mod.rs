@@ -8,6 +8,7 @@
 pub mod against;
 pub mod bars;
 pub mod cdf;
+pub mod labels;
 pub mod lines;
 pub mod speedup;
 pub mod stacks;
@@ -51,8 +52,9 @@ pub const PALETTE: [RGBColor; 8] = [
 /// Linear or logarithmic value axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Scale {
-    #[default]
     Log,
+    /// The default: bar lengths are proportional to their values (from zero).
+    #[default]
     Linear,
 }
 
@@ -189,21 +191,22 @@ pub fn label_left_of<DB: DrawingBackend>(
 }
 
 /// A chart of `n` category rows (drawn top to bottom by the caller) against the value
-/// axis `x_range`, with `label_px` CSS pixels for the row labels on the left and
-/// `right_px` on the right; the mesh is only the axis and its description `desc` (tick
+/// axis `x_range`, with `(label_px, right_px)` CSS pixels for the row labels on the left
+/// and room on the right; the mesh is only the axis and its description `desc` (tick
 /// labels come from [`x_ticks`], so they fall on round values on a log axis too).
+/// `legend_rows` rows of legend sit above the plot ([`legend_rows`]).
 pub fn category_chart<'a, DB: DrawingBackend>(
     area: &'a DrawingArea<DB, Shift>,
     x_range: std::ops::Range<f64>,
     n: usize,
-    label_px: f64,
-    right_px: f64,
+    (label_px, right_px): (f64, f64),
     desc: &str,
+    legend_rows: usize,
     scale: f64,
 ) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String> {
     let s = |v: f64| (v * scale).round() as i32;
     let mut chart = ChartBuilder::on(area)
-        .margin_top(s(26.0))
+        .margin_top(s(26.0 + 18.0 * legend_rows.saturating_sub(1) as f64))
         .margin_right(s(right_px))
         .margin_left(s(4.0))
         .x_label_area_size(s(40.0))
@@ -228,25 +231,56 @@ pub fn category_chart<'a, DB: DrawingBackend>(
     Ok(chart)
 }
 
-/// A legend row of colored squares with names, at the top left of `area`.
+/// CSS width of one legend item (square, gap, name).
+fn legend_item_px(name: &str) -> f64 {
+    24.0 + 7.5 * name.chars().count() as f64
+}
+
+/// How many rows the legend of `items` takes from `x` (CSS px) in an area `css_w` wide:
+/// items wrap to a new row (starting at the left edge) rather than run off the chart.
+pub fn legend_rows(items: &[(&str, RGBColor)], x: f64, css_w: f64) -> usize {
+    legend_places(items, x, css_w).last().map_or(1, |p| p.1 + 1)
+}
+
+/// Each item's (x, row) in CSS px.
+fn legend_places(items: &[(&str, RGBColor)], x: f64, css_w: f64) -> Vec<(f64, usize)> {
+    let (mut at, mut row) = (x, 0);
+    let mut out = Vec::new();
+    for (name, _) in items {
+        let w = legend_item_px(name);
+        if at + w > css_w && at > 4.0 {
+            (at, row) = (4.0, row + 1);
+        }
+        out.push((at, row));
+        at += w;
+    }
+    out
+}
+
+/// The legend: coloured squares with names, from `x` (CSS px) at the top of `area`,
+/// wrapping to more rows where the width runs out.
 pub fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     items: &[(&str, RGBColor)],
-    x: i32,
+    x: f64,
     scale: f64,
 ) -> DrawResult {
     let s = |v: f64| (v * scale).round() as i32;
-    let mut at = x;
-    for (name, color) in items {
+    let css_w = f64::from(area.dim_in_pixel().0) / scale;
+    for ((name, color), (at, row)) in items.iter().zip(legend_places(items, x, css_w)) {
+        let top = 6.0 + 18.0 * row as f64;
         area.draw(&Rectangle::new(
-            [(at, s(6.0)), (at + s(12.0), s(18.0))],
+            [(s(at), s(top)), (s(at + 12.0), s(top + 12.0))],
             color.filled(),
         ))
         .map_err(fail)?;
         let style = font(12.0, scale).pos(Pos::new(HPos::Left, VPos::Center));
-        area.draw(&Text::new(name.to_string(), (at + s(16.0), s(12.0)), style))
-            .map_err(fail)?;
-        at += s(24.0 + 7.5 * name.chars().count() as f64);
+        area.draw(&Text::new(
+            name.to_string(),
+            (s(at + 16.0), s(top + 6.0)),
+            style,
+        ))
+        .map_err(fail)?;
     }
     Ok(())
 }
@@ -365,7 +399,7 @@ mod tests {
             &crate::data::filter::ArmFilter::default(),
         );
         let rec = recorder::Recorder::draw(640, 300, |a| {
-            bars::draw_percentiles(a, &bars, Scale::Linear, 1.0)
+            bars::draw_percentiles(a, &bars, Scale::Linear, None, 1.0)
         });
         assert!(
             rec.has_text("tls13-full-ecdsa-p256-x25519"),

@@ -54,9 +54,10 @@ pub fn draw_speedups<DB: DrawingBackend>(
 ) -> DrawResult {
     let axis = Axis {
         scale: Scale::Linear,
-        desc: "p50 full / p50 resumed (×; above 1× resumption is faster)".into(),
+        desc: "speedup: full / resumed p50 (×); above 1× resumption is faster".into(),
         tick: &|v| format!("{v:.1}×"),
         reference: Some(1.0),
+        extent: None,
     };
     draw_hbars(
         area,

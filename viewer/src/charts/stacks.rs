@@ -50,11 +50,12 @@ pub fn draw_stack_latencies<DB: DrawingBackend>(
     let axis = Axis {
         scale: value_scale,
         desc: format!(
-            "p50 latency (µs/ms, {}); whisker: p50 95% CI",
+            "p50 latency ({}); whisker: 95% CI of the p50",
             value_scale.describe()
         ),
         tick: &fmt_us,
         reference: None,
+        extent: None,
     };
     let legend = [("TCP connect", TLS12), ("full handshake", P50)];
     draw_hbars(area, &latency_rows(rows), &axis, &legend, scale)
@@ -85,10 +86,11 @@ pub fn draw_stack_speedups<DB: DrawingBackend>(
     let axis = Axis {
         scale: Scale::Linear,
         desc: format!(
-            "resumed / full: p50 ratio, or s_time rate ratio per wall-clock second or {PER_USER_CPU_S} (×)"
+            "speedup (×): full / resumed p50; or s_time's resumed / full rate per wall-clock second or {PER_USER_CPU_S}"
         ),
         tick: &|v| format!("{v:.1}×"),
         reference: Some(1.0),
+        extent: None,
     };
     let legend = [
         ("p50 ratio", P50),
@@ -126,7 +128,7 @@ mod tests {
     #[test]
     fn the_pitfall_says_did_not_resume_and_rates_sit_beside_latency() {
         let rows = stack_speedups(&with_peers(), &ArmFilter::default());
-        let rec = Recorder::draw(1200, 500, |a| draw_stack_speedups(a, &rows, 1.0));
+        let rec = Recorder::draw(1600, 500, |a| draw_stack_speedups(a, &rows, 1.0));
         assert!(rec.has_text("4.00×") && rec.has_text("6.00×") && rec.has_text("2.00×"));
         assert!(
             rec.texts.iter().any(|t| t

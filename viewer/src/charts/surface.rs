@@ -230,7 +230,7 @@ mod tests {
         {
             let area = Surface::<Recorder>::Svg(SVGBackend::with_string(&mut svg, (640, 300)))
                 .into_drawing_area();
-            draw_percentiles(&area, &bars, Scale::Log, 1.0).unwrap();
+            draw_percentiles(&area, &bars, Scale::Log, None, 1.0).unwrap();
             area.present().unwrap();
         }
         assert!(

@@ -74,15 +74,7 @@ pub fn draw_waterfalls<DB: DrawingBackend>(
         .fold(1.0, f64::max);
     let x_range = Scale::Linear.range(0.0, hi);
     let n = rows.len();
-    let desc = "µs (linear, from 0); upper bar: measured path; lower: model, tick = measured p50";
-    let mut chart = super::category_chart(area, x_range.clone(), n, lw, 70.0, desc, scale)?;
-    x_ticks(
-        area,
-        &chart,
-        &Scale::Linear.ticks(&x_range),
-        &|v| fmt_us(v),
-        scale,
-    )?;
+    let desc = "time (linear, from 0); upper bar: measured path; lower: model, tick = measured p50";
     let items = [
         ("connect", CONNECT),
         ("client", CLIENT),
@@ -91,7 +83,24 @@ pub fn draw_waterfalls<DB: DrawingBackend>(
         ("server floor", SERVER_FLOOR),
         ("in transit / hops", WIRE),
     ];
-    legend(area, &items, s(lw + 8.0), scale)?;
+    let legend_rows = super::legend_rows(&items, lw + 8.0, css_w);
+    let mut chart = super::category_chart(
+        area,
+        x_range.clone(),
+        n,
+        (lw, 70.0),
+        desc,
+        legend_rows,
+        scale,
+    )?;
+    x_ticks(
+        area,
+        &chart,
+        &Scale::Linear.ticks(&x_range),
+        &|v| fmt_us(v),
+        scale,
+    )?;
+    legend(area, &items, lw + 8.0, scale)?;
     let fits = chars_in(lw - 10.0);
     for (i, row) in rows.iter().enumerate() {
         let center = (n - 1 - i) as f64;

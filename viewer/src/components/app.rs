@@ -5,11 +5,13 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::cdf::CdfSection;
-use super::controls::Controls;
+use super::changes::Changes;
+use super::controls::{controls, ControlsProps};
 use super::findings::Findings;
+use super::headline::{headline, run_picker, RunPickerProps};
 use super::loader::{fetch_urls, initial_load, Fetched, Loader, Start};
 use super::permalink::{self, use_permalink, Targets};
-use super::runs::{Failures, RunColumn, RunList};
+use super::runs::{failures, FailuresProps, RunColumn, RunList};
 use super::table::ArmTable;
 use super::trend::Trend;
 use super::verdicts::Verdicts;
@@ -18,6 +20,7 @@ use crate::data::filter::{facets_present, toggle, ArmFilter, Facet};
 use crate::data::index::HISTORY_URL;
 use crate::data::load::{Arrival, RunSet};
 use crate::data::permalink::Permalink;
+use crate::data::pick::{default_pair, focus};
 use crate::data::table::{arm_rows, sort_rows, SortKey};
 
 /// Changes to the set of loaded runs.
@@ -100,9 +103,13 @@ pub fn App() -> Html {
     let picked = use_state(|| None::<Vec<ArmRef>>);
     let trend_arm = use_state(|| None::<String>);
     let hidden_hosts = use_state(Vec::<String>::new);
-    // Runs picked for the detail view (none: the newest), and whether the CDF is open.
+    // Runs picked for the detail view (none: the run shown), and whether the CDF is open.
     let detail_picked = use_state(Vec::<u32>::new);
     let cdf_open = use_state(|| false);
+    // The run the page follows, once picked (none: the landing run), and the pair
+    // "what changed" compares, once picked (none: the default pair).
+    let view = use_state(|| None::<u32>);
+    let cmp = use_state(|| None::<(u32, u32)>);
 
     {
         let runs = runs.clone();
@@ -114,16 +121,22 @@ pub fn App() -> Html {
     }
 
     let set = runs.set.clone();
-    let detail = Rc::new(set.detail(&detail_picked));
-    let detail_keys: Vec<u32> = set.detail_keys(&detail_picked);
-    // Summaries the detail view waits for (runs known by their briefs until shown).
-    let waiting = set.missing(&detail_keys);
+    let focus_key = focus(&set, *view).map(|r| r.key);
+    let detail_keys: Vec<u32> = set.detail_keys_or(&detail_picked, focus_key);
+    let detail = Rc::new(set.detail_of(&detail_keys));
+    let pair = (*cmp).or_else(|| focus_key.and_then(|k| default_pair(&set, k)));
+    // Summaries the views wait for (runs known by their briefs until shown): the run
+    // shown first, then the detail runs.
+    let mut wanted_keys: Vec<u32> = focus_key.into_iter().collect();
+    wanted_keys.extend(detail_keys.iter().filter(|k| Some(**k) != focus_key));
+    let waiting = set.missing(&wanted_keys);
     use_fetch_once(runs.clone(), waiting.clone(), Arrival::Summary);
+    let focus_run = focus_key.and_then(|k| set.loaded(k)).cloned();
     {
         // For `cargo xtask bench`: `interactive` when the start-up load (the history) is
         // drawn, `answer` when the newest run's findings and detail are (its summary is
         // in). The bench reads the first mark of each name.
-        let answered = runs.ready && !detail.runs.is_empty();
+        let answered = runs.ready && focus_run.is_some();
         use_effect_with((runs.ready, answered), move |(ready, answered)| {
             if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
                 if *ready {
@@ -149,9 +162,25 @@ pub fn App() -> Html {
         let current = detail_keys.clone();
         Callback::from(move |k: u32| {
             let mut next = current.clone();
-            toggle(&mut next, k);
-            detail_picked.set(next);
+            // A fifth run is refused (its box is disabled), never swapped for another.
+            if next.contains(&k) || next.len() < crate::data::load::MAX_DETAIL {
+                toggle(&mut next, k);
+                detail_picked.set(next);
+            }
         })
+    };
+    let on_view = {
+        let view = view.clone();
+        let detail_picked = detail_picked.clone();
+        Callback::from(move |k: u32| {
+            view.set(Some(k));
+            // The detail view follows the run shown.
+            detail_picked.set(Vec::new());
+        })
+    };
+    let on_pair = {
+        let cmp = cmp.clone();
+        Callback::from(move |p: (u32, u32)| cmp.set(Some(p)))
     };
     let on_cdf_open = {
         let cdf_open = cdf_open.clone();
@@ -219,15 +248,20 @@ pub fn App() -> Html {
             hidden_hosts.set(next);
         })
     };
+    let picked_detail: Vec<u32> = match detail_picked.is_empty() {
+        true => Vec::new(),
+        false => detail_keys.clone(),
+    };
     let now = Permalink::of(
         &set,
         &filter,
         *scale,
         *sort,
-        &detail_picked,
+        &picked_detail,
         (*picked).as_deref(),
         (*trend_arm).as_deref(),
     )
+    .with_runs(&set, *view, *cmp)
     .to_query();
     let targets = Targets {
         filter: filter.clone(),
@@ -235,6 +269,8 @@ pub fn App() -> Html {
         arm: trend_arm.clone(),
         hide: on_toggle_run.clone(),
         detail: detail_picked.clone(),
+        view: view.clone(),
+        cmp: cmp.clone(),
     };
     use_permalink(link, set.clone(), runs.ready, targets, now);
     // The bootstrap verdicts need raw samples: only the detail runs loaded whole.
@@ -245,29 +281,39 @@ pub fn App() -> Html {
 
     html! {
         <main>
+            <a class="skip" href="#head-charts">{"Skip to the charts"}</a>
             <a class="skip" href="#table-section">{"Skip to the table of every arm"}</a>
-            <header>
+            <header class="top">
                 <h1>{"Handshake Lab"}</h1>
-                <p class="tagline">{"TLS handshake costs on loopback: what was measured, where, and how sure we are."}</p>
-                <Loader {on_loaded} />
+                <p class="tagline">{"What a TLS handshake costs: full and resumed, TLS 1.3 and 1.2, against a plain TCP connect."}</p>
+                if runs.ready && !set.history.is_empty() {
+                    {run_picker(&RunPickerProps { runs: set.clone(), focus: focus_key, on_pick: on_view })}
+                }
             </header>
-            <Failures failures={set.failures.clone()} {on_dismiss} />
-            if let Some(run) = set.newest().and_then(|r| set.loaded(r.key)) {
+            {failures(&FailuresProps { failures: set.failures.clone(), on_dismiss })}
+            if focus_key.is_some() {
+                {headline(focus_run.clone(), *scale)}
+            }
+            if let Some(run) = &focus_run {
                 <Findings run={run.clone()} />
             }
             <section id="runs-section">
                 <h2>{"Runs"}</h2>
                 <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} ready={runs.ready}
-                         detail={detail_keys} {on_detail} />
+                         detail={detail_keys.clone()} {on_detail} />
+                <Loader {on_loaded} />
             </section>
+            if set.shown().nth(1).is_some() {
+                <Changes runs={set.clone()} {pair} {on_pair} />
+            }
             if set.shown().next().is_some() {
-                <Controls facets={facets_present(&set)} filter={(*filter).clone()}
-                          on_toggle={on_facet} scale={*scale} {on_scale} />
+                {controls(&ControlsProps { facets: facets_present(&set), filter: (*filter).clone(),
+                                          on_toggle: on_facet, scale: *scale, on_scale })}
                 <Trend runs={set.clone()} {ids} chosen={chosen.clone()} {on_arm}
                        hidden_hosts={(*hidden_hosts).clone()} {on_host} />
                 <section id="detail-section">
                     <h2>{"Detail"}</h2>
-                    <p class="hint">{"The runs ticked under \"detail\" in the run list (up to four; none ticked: the newest run)."}</p>
+                    <p class="hint">{"Every chart of the run shown, or of the runs ticked under \"detail\" in the run list (up to four), side by side."}</p>
                     if !waiting.is_empty() {
                         <p class="hint detail-loading" role="status">
                             {if waiting.iter().any(|u| set.failures.iter().any(|f| f.source == *u)) {
@@ -289,6 +335,7 @@ pub fn App() -> Html {
                 <CdfSection runs={detail.clone()} filter={(*filter).clone()} picked={current_pick}
                             on_toggle={on_pick} scale={*scale} open={*cdf_open} on_open={on_cdf_open} />
                 <ArmTable {rows} sort={*sort} {on_sort} />
+                {super::method::how_measured()}
             }
         </main>
     }

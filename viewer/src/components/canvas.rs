@@ -11,9 +11,13 @@ use yew::prelude::*;
 
 use super::export::{download_png, download_svg};
 use super::shown;
+use crate::charts::bars::Extent;
 use crate::charts::surface::Surface;
-use crate::charts::{against, bars, cdf, lines, speedup, stacks, waterfall, DrawResult, Scale};
+use crate::charts::{
+    against, bars, cdf, font, lines, speedup, stacks, waterfall, DrawResult, Scale,
+};
 use crate::data::derive::{CdfSeries, PercentileBar, SpeedupBar};
+use crate::data::export::{export_head, export_name, Provenance};
 use crate::data::format::fmt_us;
 use crate::data::phases::Waterfall;
 use crate::data::series::{CapacityMetric, Line};
@@ -25,7 +29,8 @@ use crate::data::text::{
 /// What a chart canvas shows.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChartSpec {
-    Percentiles(Vec<PercentileBar>, Scale),
+    /// The bars, the value axis, and the values of the panels read against this one.
+    Percentiles(Vec<PercentileBar>, Scale, Extent),
     Speedups(Vec<SpeedupBar>),
     Cdf(Vec<CdfSeries>, Scale),
     StackLatency(Vec<StackLatency>, Scale),
@@ -41,7 +46,7 @@ impl ChartSpec {
     /// Height in CSS pixels that fits the content.
     pub fn height(&self) -> u32 {
         match self {
-            ChartSpec::Percentiles(b, _) => bars::height_for(b.len(), 3),
+            ChartSpec::Percentiles(b, ..) => bars::height_for(b.len(), 3),
             ChartSpec::Speedups(b) => {
                 let groups = speedup::speedup_rows(b).len();
                 bars::height_for(groups, 2)
@@ -61,7 +66,7 @@ impl ChartSpec {
     fn text(&self) -> Vec<TextLine> {
         let us = |v: f64| fmt_us(v);
         match self {
-            ChartSpec::Percentiles(b, _) => percentile_text(b),
+            ChartSpec::Percentiles(b, ..) => percentile_text(b),
             ChartSpec::Speedups(b) => speedup_text(b),
             ChartSpec::Cdf(s, _) => cdf_text(s),
             ChartSpec::StackLatency(r, _) => stack_latency_text(r),
@@ -81,10 +86,38 @@ impl ChartSpec {
         }
     }
 
+    /// The rows' (or lines') names, in order: what an export lists as its arms.
+    fn labels(&self) -> Vec<String> {
+        let rows = |r: Vec<bars::Row>| r.into_iter().map(|r| r.label).collect();
+        match self {
+            ChartSpec::Percentiles(b, ..) => b.iter().map(|b| b.label.clone()).collect(),
+            ChartSpec::Speedups(b) => rows(speedup::speedup_rows(b)),
+            ChartSpec::StackLatency(r, _) => r.iter().map(|r| r.arm.clone()).collect(),
+            ChartSpec::StackSpeedups(r) => r.iter().map(|r| r.arm.clone()).collect(),
+            ChartSpec::Waterfall(r) => r.iter().map(|r| r.arm.clone()).collect(),
+            ChartSpec::Cdf(s, _) => s.iter().map(|s| s.label.clone()).collect(),
+            ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) | ChartSpec::Trend(l, _) => {
+                l.iter().map(|l| l.label.clone()).collect()
+            }
+        }
+    }
+
+    /// The row labels as a bar chart `css_w` wide draws them (fitted and distinct);
+    /// `None` for the line charts (their names are in the legend).
+    fn drawn_labels(&self, css_w: f64) -> Option<Vec<String>> {
+        match self {
+            ChartSpec::Cdf(..)
+            | ChartSpec::Capacity(..)
+            | ChartSpec::Ttfb(_)
+            | ChartSpec::Trend(..) => None,
+            _ => Some(bars::drawn_labels(&self.labels(), css_w)),
+        }
+    }
+
     /// Number of series/rows, exposed as `data-items` for tests and tools.
     fn items(&self) -> usize {
         match self {
-            ChartSpec::Percentiles(b, _) => b.len(),
+            ChartSpec::Percentiles(b, ..) => b.len(),
             ChartSpec::Speedups(b) => b.len(),
             ChartSpec::Cdf(s, _) => s.len(),
             ChartSpec::StackLatency(r, _) => r.len(),
@@ -107,6 +140,42 @@ pub struct ChartProps {
     /// Said as text (not only drawn) when the chart has nothing to show.
     #[prop_or(AttrValue::Static("nothing to show: no arm passes the filters"))]
     pub empty: AttrValue,
+    /// Where the data come from, written at the head of an export.
+    #[prop_or_default]
+    pub run: AttrValue,
+    #[prop_or_default]
+    pub host: AttrValue,
+    #[prop_or_default]
+    pub date: AttrValue,
+    /// What the export lists as its arms, when not the chart's rows (e.g. the trend's arm).
+    #[prop_or_default]
+    pub arms: Option<Vec<String>>,
+}
+
+/// CSS pixels of an export's header (three lines of text).
+const HEAD_PX: f64 = 58.0;
+
+/// `spec` drawn under its export header `head`.
+pub fn paint_with_head<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+    head: &[String; 3],
+    dpr: f64,
+) -> DrawResult {
+    let (top, body) = area.split_vertically((HEAD_PX * dpr).round() as u32);
+    top.fill(&plotters::style::WHITE)
+        .map_err(crate::charts::fail)?;
+    for (i, line) in head.iter().enumerate() {
+        let px = if i == 0 { 14.0 } else { 11.0 };
+        let at = ((6.0 * dpr) as i32, ((4.0 + 17.0 * i as f64) * dpr) as i32);
+        top.draw(&plotters::element::Text::new(
+            line.clone(),
+            at,
+            font(px, dpr),
+        ))
+        .map_err(crate::charts::fail)?;
+    }
+    paint(&body, spec, dpr)
 }
 
 fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
@@ -129,6 +198,11 @@ fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
     paint(&Surface::Screen(backend).into_drawing_area(), spec, dpr)
 }
 
+/// The height of an export of `spec`, in CSS pixels (the chart and its header).
+pub fn export_height(spec: &ChartSpec) -> u32 {
+    spec.height() + HEAD_PX as u32
+}
+
 /// Draws `spec` on `area` (the page's canvas and the SVG download both draw through
 /// [`Surface`], so the charts are compiled once).
 pub fn paint<DB: DrawingBackend>(
@@ -137,7 +211,9 @@ pub fn paint<DB: DrawingBackend>(
     dpr: f64,
 ) -> DrawResult {
     match spec {
-        ChartSpec::Percentiles(b, scale) => bars::draw_percentiles(area, b, *scale, dpr),
+        ChartSpec::Percentiles(b, scale, extent) => {
+            bars::draw_percentiles(area, b, *scale, *extent, dpr)
+        }
         ChartSpec::Speedups(b) => speedup::draw_speedups(area, b, dpr),
         ChartSpec::Cdf(s, scale) => cdf::draw_cdf(area, s, *scale, dpr),
         ChartSpec::StackLatency(r, scale) => stacks::draw_stack_latencies(area, r, *scale, dpr),
@@ -185,6 +261,10 @@ pub fn Chart(props: &ChartProps) -> Html {
                     Ok(()) => {
                         *draws.borrow_mut() += 1;
                         let _ = canvas.set_attribute("data-draws", &draws.borrow().to_string());
+                        let css_w = f64::from(canvas.client_width().max(240));
+                        if let Some(labels) = spec.drawn_labels(css_w) {
+                            let _ = canvas.set_attribute("data-labels", &labels.join("\n"));
+                        }
                         mark_drawn(&id);
                         error.set(None);
                     }
@@ -195,30 +275,49 @@ pub fn Chart(props: &ChartProps) -> Html {
     }
     let lines = props.spec.text();
     let export = |svg: bool| {
-        let (canvas_ref, spec, id) = (canvas_ref.clone(), props.spec.clone(), props.id.clone());
+        let (canvas_ref, spec) = (canvas_ref.clone(), props.spec.clone());
+        let title = props.title.clone().unwrap_or_else(|| props.label.clone());
+        let from = Provenance {
+            run: props.run.to_string(),
+            host: props.host.to_string(),
+            date: props.date.to_string(),
+        };
+        let arms = props.arms.clone();
+        let id = props.id.clone();
         Callback::from(move |_| {
+            let arms = arms.clone().unwrap_or_else(|| spec.labels());
+            let head = export_head(&title, &arms, &from);
+            let ext = if svg { "svg" } else { "png" };
+            let name = export_name(&id, &title, &from.run, ext);
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
+                let css_w = canvas.client_width().max(240) as u32;
                 match svg {
-                    true => download_svg(&canvas, &spec, &format!("{id}.svg")),
-                    false => download_png(&canvas, &format!("{id}.png")),
+                    true => download_svg(css_w, &spec, &head, &name),
+                    false => download_png(css_w, &spec, &head, &name),
                 }
             }
         })
     };
     let what = props.title.clone().unwrap_or_else(|| props.label.clone());
+    // The downloads' file name without its extension (also for tests and tools).
+    let stem = export_name(&props.id, &what, &props.run, "");
+    let stem = stem.trim_end_matches('.').to_string();
     html! {
         <div class="chart">
             if let Some(title) = &props.title { <h4>{title.clone()}</h4> }
             <canvas id={props.id.clone()} ref={canvas_ref.clone()} role="img"
                     aria-label={props.label.clone()}
-                    data-items={props.spec.items().to_string()} />
+                    data-items={props.spec.items().to_string()} data-export={stem} />
             if props.spec.items() == 0 { <p class="empty">{props.empty.clone()}</p> }
+            // Nothing to take away from an empty chart.
+            if props.spec.items() > 0 {
             <p class="export">
                 <button class="png" onclick={export(false)}
                         aria-label={format!("download the chart ({what}) as PNG")}>{"PNG"}</button>
                 <button class="svg" onclick={export(true)}
                         aria-label={format!("download the chart ({what}) as SVG")}>{"SVG"}</button>
             </p>
+            }
             if !lines.is_empty() {
                 <details class="as-text">
                     <summary>{"as text"}</summary>

@@ -5,7 +5,6 @@ use yew::prelude::*;
 use crate::charts::Scale;
 use crate::data::filter::{ArmFilter, Facet};
 
-#[derive(Properties, PartialEq)]
 pub struct ControlsProps {
     /// Facets present in the visible runs.
     pub facets: Vec<Facet>,
@@ -15,8 +14,9 @@ pub struct ControlsProps {
     pub on_scale: Callback<Scale>,
 }
 
-#[component]
-pub fn Controls(props: &ControlsProps) -> Html {
+/// (A plain function, not a component: it holds no state, and each component costs the
+/// wasm a few KB of lifecycle code.)
+pub fn controls(props: &ControlsProps) -> Html {
     let mut groups: Vec<(&'static str, Vec<Facet>)> = Vec::new();
     for f in &props.facets {
         match groups.last_mut() {
@@ -35,7 +35,7 @@ pub fn Controls(props: &ControlsProps) -> Html {
     html! {
         <section id="controls" class="controls">
             <fieldset class="scale">
-                <legend class="dim">{"latency scale"}</legend>
+                <legend class="dim">{"latency axis of the percentile, stacks and CDF charts"}</legend>
                 {scale_button(Scale::Log, "log")}
                 {scale_button(Scale::Linear, "linear")}
             </fieldset>

@@ -6,7 +6,7 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlCanvasElement;
 
-use super::canvas::{paint, ChartSpec};
+use super::canvas::{export_height, paint_with_head, ChartSpec};
 use crate::charts::surface::Surface;
 
 /// Offers `href` (a data or object URL) as a download called `name`.
@@ -37,21 +37,36 @@ pub fn download_text(text: &str, mime: &str, name: &str) {
     }
 }
 
-/// The canvas's pixels as a PNG download.
-pub fn download_png(canvas: &HtmlCanvasElement, name: &str) {
-    if let Err(e) = canvas.to_data_url().and_then(|url| offer(&url, name)) {
+/// The chart drawn again, under its header `head`, on a canvas of its own `css_w` CSS
+/// pixels wide at the screen's pixel ratio, as a PNG download.
+pub fn download_png(css_w: u32, spec: &ChartSpec, head: &[String; 3], name: &str) {
+    let result = (|| -> Result<(), JsValue> {
+        let window = web_sys::window().ok_or("no window")?;
+        let dpr = window.device_pixel_ratio().clamp(1.0, 4.0);
+        let document = window.document().ok_or("no document")?;
+        let canvas: HtmlCanvasElement = document.create_element("canvas")?.unchecked_into();
+        canvas.set_width((f64::from(css_w) * dpr).round() as u32);
+        canvas.set_height((f64::from(export_height(spec)) * dpr).round() as u32);
+        let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("no 2D canvas")?;
+        let area = Surface::Screen(backend).into_drawing_area();
+        paint_with_head(&area, spec, head, dpr)?;
+        area.present().map_err(|e| e.to_string())?;
+        offer(&canvas.to_data_url()?, name)
+    })();
+    if let Err(e) = result {
         web_sys::console::error_1(&e);
     }
 }
 
-/// The chart drawn as SVG at the canvas's CSS size, as a download.
-pub fn download_svg(canvas: &HtmlCanvasElement, spec: &ChartSpec, name: &str) {
-    let size = (canvas.client_width().max(240) as u32, spec.height());
+/// The chart drawn as SVG, `css_w` CSS pixels wide, under its header `head`, as a download.
+pub fn download_svg(css_w: u32, spec: &ChartSpec, head: &[String; 3], name: &str) {
+    let size = (css_w, export_height(spec));
     let mut svg = String::new();
     let drawn = {
         let area = Surface::<CanvasBackend>::Svg(SVGBackend::with_string(&mut svg, size))
             .into_drawing_area();
-        paint(&area, spec, 1.0).and_then(|()| area.present().map_err(|e| e.to_string()))
+        paint_with_head(&area, spec, head, 1.0)
+            .and_then(|()| area.present().map_err(|e| e.to_string()))
     };
     match drawn {
         Ok(()) => download_text(&svg, "image/svg+xml", name),

@@ -4,7 +4,7 @@ use yew::prelude::*;
 
 use super::export::download_text;
 use crate::data::csv::findings_csv;
-use crate::data::findings::{findings, Finding, Topic};
+use crate::data::findings::{findings, Finding};
 use crate::data::load::LoadedRun;
 use crate::data::markdown::findings_markdown;
 
@@ -13,18 +13,13 @@ pub struct FindingsProps {
     pub run: LoadedRun,
 }
 
-/// Where a finding's chart is on the page.
-fn anchor(topic: Topic, key: u32) -> String {
-    match topic.chart() {
-        "arm-table" => "#table-section".into(),
-        stem => format!("#chart-{stem}-{key}"),
-    }
-}
-
 fn items(list: &[Finding], key: u32, headline: bool) -> Html {
     list.iter()
         .filter(|f| f.headline == headline)
-        .map(|f| html! { <li>{f.text.clone()}{" "}<a href={anchor(f.topic, key)}>{"chart"}</a></li> })
+        .map(|f| {
+            let (href, name) = f.topic.target(f.headline, key);
+            html! { <li>{f.text.clone()}{" "}<a {href}>{name}</a></li> }
+        })
         .collect()
 }
 
@@ -33,22 +28,23 @@ pub fn Findings(props: &FindingsProps) -> Html {
     let run = &props.run;
     let list = findings(&run.evidence);
     let more = list.iter().filter(|f| !f.headline).count();
-    let sentences: Vec<String> = list.iter().map(|f| f.text.clone()).collect();
+    let all = std::rc::Rc::new(list.clone());
+    let stem = crate::data::export::export_name("findings", "", &run.evidence.run.id, "");
     let download = move |markdown: bool| {
-        let sentences = sentences.clone();
+        let (all, stem) = (all.clone(), stem.clone());
         Callback::from(move |_: MouseEvent| match markdown {
             true => download_text(
-                &findings_markdown(&sentences),
+                &findings_markdown(&all),
                 "text/markdown",
-                "findings.md",
+                &format!("{stem}md"),
             ),
-            false => download_text(&findings_csv(&sentences), "text/csv", "findings.csv"),
+            false => download_text(&findings_csv(&all), "text/csv", &format!("{stem}csv")),
         })
     };
     html! {
         <section id="findings" aria-labelledby="findings-h">
             <h2 id="findings-h">{"Findings"}</h2>
-            <p class="hint">{"Run "}{super::shown(&run.evidence.run.id)}{": medians with their 95% CIs, written from the evidence."}</p>
+            <p class="hint">{"Of the run shown ("}{super::shown(&run.evidence.run.id)}{"): medians, each with the range that holds the true median with 95% confidence."}</p>
             if list.is_empty() {
                 <p>{"The evidence of this run supports no finding."}</p>
             }
@@ -59,7 +55,7 @@ pub fn Findings(props: &FindingsProps) -> Html {
             <ul class="findings">{items(&list, run.key, true)}</ul>
             if more > 0 {
                 <details>
-                    <summary>{format!("{more} more: other stacks and the hybrid's details")}</summary>
+                    <summary>{format!("{more} more findings")}</summary>
                     <ul class="findings">{items(&list, run.key, false)}</ul>
                 </details>
             }

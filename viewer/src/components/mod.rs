@@ -3,10 +3,13 @@
 mod app;
 mod canvas;
 mod cdf;
+mod changes;
 mod controls;
 mod export;
 mod findings;
+mod headline;
 mod loader;
+mod method;
 mod permalink;
 mod runs;
 mod table;

@@ -47,6 +47,8 @@ pub struct Targets {
     pub arm: UseStateHandle<Option<String>>,
     pub hide: Callback<u32>,
     pub detail: UseStateHandle<Vec<u32>>,
+    pub view: UseStateHandle<Option<u32>>,
+    pub cmp: UseStateHandle<Option<(u32, u32)>>,
 }
 
 /// Applies `link` when the start-up load is done (`ready`), once; from then on keeps
@@ -74,6 +76,12 @@ pub fn use_permalink(
                 let detail = link.detail_keys(&set);
                 if !detail.is_empty() {
                     targets.detail.set(detail);
+                }
+                if let Some(k) = link.view_key(&set) {
+                    targets.view.set(Some(k));
+                }
+                if let Some(p) = link.cmp_keys(&set) {
+                    targets.cmp.set(Some(p));
                 }
                 for key in link.hidden_keys(&set) {
                     targets.hide.emit(key);

@@ -8,6 +8,7 @@ use yew::prelude::*;
 use super::canvas::{Chart, ChartSpec};
 use super::shown;
 use super::views::RunViews;
+use crate::charts::bars::{percentile_rows, shared_extents};
 use crate::charts::Scale;
 use crate::data::card::{run_card, tls_over_tcp};
 use crate::data::derive::resume_speedups;
@@ -40,7 +41,7 @@ pub fn RunList(props: &RunListProps) -> Html {
     html! {
         <table id="run-list" class="runs">
             <thead><tr>
-                <th scope="col">{"host"}</th><th scope="col">{"run id"}</th>
+                <th scope="col">{"kind"}</th><th scope="col">{"host"}</th><th scope="col">{"run id"}</th>
                 <th scope="col">{"started"}</th><th scope="col">{"tool"}</th>
                 <th scope="col">{"complete"}</th><th scope="col">{"file"}</th>
                 <th scope="col">{"detail"}</th><th></th>
@@ -60,10 +61,13 @@ fn run_line(run: &HistoryRun, props: &RunListProps) -> Html {
     let (toggle, remove) = (props.on_toggle.clone(), props.on_remove.clone());
     let pick = props.on_detail.clone();
     let in_detail = props.detail.contains(&key);
+    // Four side by side at most: a fifth box is disabled, not swapped for another.
+    let full = !in_detail && props.detail.len() >= crate::data::load::MAX_DETAIL;
     let id = short(&brief.run_id);
     let verb = if run.hidden { "show" } else { "hide" };
     html! {
         <tr class={classes!(run.hidden.then_some("hidden"))} data-run={key.to_string()}>
+            <td class="kind">{brief.kind.map_or("–", |k| k.words())}</td>
             <td class="host">{shown(&brief.host)}</td>
             <td class="run-id"><code>{shown(&brief.run_id)}</code></td>
             <td>{shown(&short_time(&brief.started_at))}</td>
@@ -76,7 +80,8 @@ fn run_line(run: &HistoryRun, props: &RunListProps) -> Html {
                     <span class="error dup">{" the same run (id) as "}{shown(first)}</span>
                 }
             </td>
-            <td><input type="checkbox" class="detail-pick" checked={in_detail}
+            <td><input type="checkbox" class="detail-pick" checked={in_detail} disabled={full}
+                       title={full.then_some("four runs are side by side already: untick one first")}
                        aria-label={format!("run {id} in the detail view")}
                        onchange={move |_| pick.emit(key)} /></td>
             <td>
@@ -89,15 +94,14 @@ fn run_line(run: &HistoryRun, props: &RunListProps) -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
 pub struct FailuresProps {
     pub failures: Vec<LoadFailure>,
     pub on_dismiss: Callback<usize>,
 }
 
 /// Files that did not load, each with its name and the reason.
-#[component]
-pub fn Failures(props: &FailuresProps) -> Html {
+/// (A plain function: no state of its own.)
+pub fn failures(props: &FailuresProps) -> Html {
     if props.failures.is_empty() {
         return html! {};
     }
@@ -130,18 +134,32 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
     let card = run_card(&props.run.evidence);
     let ratios = tls_over_tcp(&props.run.evidence, &props.filter);
     let key = props.run.key;
+    // The panels are read against each other: one axis for all of them (but a panel
+    // that would be a pixel long on it: [`shared_extents`]).
     let panels = use_memo(
         (props.run.clone(), props.filter.clone(), props.scale),
         |(run, filter, scale)| {
-            percentile_panels(&run.evidence, filter)
+            let panels = percentile_panels(&run.evidence, filter);
+            let rows: Vec<_> = panels.iter().map(|p| percentile_rows(&p.1)).collect();
+            let extents = shared_extents(&rows);
+            panels
                 .into_iter()
-                .map(|(stack, bars)| (stack, Rc::new(ChartSpec::Percentiles(bars, *scale))))
+                .zip(extents)
+                .map(|((stack, bars), extent)| {
+                    (stack, Rc::new(ChartSpec::Percentiles(bars, *scale, extent)))
+                })
                 .collect::<Vec<_>>()
         },
     );
     let speedups = use_memo(
         (props.run.clone(), props.filter.clone()),
         |(run, filter)| ChartSpec::Speedups(resume_speedups(&run.evidence, filter)),
+    );
+    let ev = &props.run.evidence;
+    let (run_id, host, date) = (
+        AttrValue::from(ev.run.id.clone()),
+        AttrValue::from(ev.environment.hostname.clone()),
+        AttrValue::from(ev.run.started_at.clone()),
     );
     html! {
         <article class="run" data-run={key.to_string()}>
@@ -170,11 +188,13 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
                 for (i, (stack, spec)) in panels.iter().enumerate() {
                     <Chart id={format!("chart-percentiles-{key}-{i}")} spec={spec.clone()}
                            title={AttrValue::from(stack.clone())}
+                           run={run_id.clone()} host={host.clone()} date={date.clone()}
                            label={format!("{stack}: p50, p95 and p99 latency per arm, with the p50 95% CI")} />
                 }
             </div>
             <Chart id={format!("chart-speedup-{key}")} spec={speedups}
                    title={AttrValue::from("Resume speedup")}
+                   run={run_id.clone()} host={host.clone()} date={date.clone()}
                    label="full/resumed p50 ratio per protocol, cert and resumption kind" />
             <RunViews run={props.run.clone()} filter={props.filter.clone()} scale={props.scale} />
         </article>

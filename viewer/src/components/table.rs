@@ -63,7 +63,8 @@ pub fn ArmTable(props: &TableProps) -> Html {
             <table id="arm-table" class="arms">
                 <caption>{"Every arm of the shown runs that passes the filters. Efficiency is \
                     crypto floor / p50: the share of the median handshake that is public-key \
-                    work. Failed of attempted: connections that failed, of those tried."}</caption>
+                    work. Resumed: as each end counted; – where the server's end is not counted. Failed of \
+                    attempted: connections that failed, of those tried."}</caption>
                 <thead><tr>
                     for key in SortKey::ALL { {th(key)} }
                 </tr></thead>
@@ -99,7 +100,7 @@ fn table_row(r: &ArmRow) -> Html {
             <td>{r.cert.clone()}</td><td>{r.group.clone()}</td>
             {numbers}
             <td class="num efficiency">{r.efficiency_text()}</td>
-            <td class="num">{r.resumed_text()}</td>
+            <td class="num resumed" title={(r.resumed_client.is_none() || r.resumed_server.is_none()).then_some("-: that end did not count each connection (see the arm's `verified` record)")}>{r.resumed_text()}</td>
             <td class={classes!("num", (r.failed > 0).then_some("error"))}>
                 {format!("{} of {}", r.failed, r.attempted)}
             </td>

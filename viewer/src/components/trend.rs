@@ -11,8 +11,9 @@ use yew::prelude::*;
 use super::canvas::{Chart, ChartSpec};
 use super::shown;
 use crate::data::format::{fmt_ci_ratio, fmt_ci_us, fmt_ratio, fmt_us, short};
+use crate::data::load::short_time;
 use crate::data::load::RunSet;
-use crate::data::trend::{chart_lines, hosts, marks, trend, TrendPoint};
+use crate::data::trend::{chart_lines, hosts, in_time_order, marks, trend, TrendPoint};
 
 #[derive(Properties, PartialEq)]
 pub struct TrendProps {
@@ -41,6 +42,16 @@ pub fn Trend(props: &TrendProps) -> Html {
         },
     );
     let spec = Rc::new(ChartSpec::Trend(chart_lines(&lines), marks(&lines)));
+    // The runs' span, for an export's head: first start … last start.
+    let order = in_time_order(&props.runs);
+    let span = match (order.first(), order.last()) {
+        (Some(a), Some(b)) => format!(
+            "{} … {}",
+            short_time(&a.brief.run.started_at),
+            short_time(&b.brief.run.started_at)
+        ),
+        _ => String::new(),
+    };
     let on_arm = {
         let on_arm = props.on_arm.clone();
         Callback::from(move |e: Event| {
@@ -67,10 +78,14 @@ pub fn Trend(props: &TrendProps) -> Html {
     html! {
         <section id="trend-section">
             <h2>{"Trend: one arm across runs"}</h2>
-            <p class="hint">{"p50 per run in time order, one line per host (whisker: the p50's 95% CI). \
-                A ring marks a change from the host's previous run: slower (red) or faster (green), \
-                by collector compare's rule (a ratio interval that excludes 1), on the interval of \
-                ratios both runs' CIs allow. From the runs' history: no summary or raw sample is fetched for it."}</p>
+            <p class="hint">{"The picked arm's median in each run, oldest to newest, one line per host (whisker: the \
+                median's 95% interval). A ring marks a run that is slower (red) or faster (green) than the host's \
+                previous run beyond both runs' intervals. A line breaks where the setup changed (other samples, \
+                plan, machine…), and the new piece is labelled with what changed: runs measured differently are \
+                not compared."}</p>
+            if ids.is_empty() {
+                <p class="empty">{"No arm passes the filters: tick a protocol, mode, cert, group or stack under Filters."}</p>
+            }
             <label>{"arm "}
                 <select id="trend-arm" onchange={on_arm}>
                     for id in ids.iter() {
@@ -82,7 +97,10 @@ pub fn Trend(props: &TrendProps) -> Html {
                 <legend class="dim">{"hosts"}</legend>
                 for h in all_hosts.iter() { {host_box(h)} }
             </fieldset>
-            <Chart id="chart-trend" {spec}
+            <Chart id="chart-trend" {spec} title={chosen.clone().map(|a| AttrValue::from(format!("p50 of {a} across runs")))}
+                   run={AttrValue::from(format!("{} runs", props.runs.shown().count()))}
+                   host={AttrValue::from(all_hosts.join(", "))} date={AttrValue::from(span)}
+                   arms={chosen.clone().map(|a| vec![a])}
                    label="the picked arm's p50 in each run, oldest to newest, one line per host, changes ringed"
                    empty="nothing to show: the arm has no latencies in the shown runs and hosts" />
             <details class="as-text">
@@ -96,7 +114,9 @@ pub fn Trend(props: &TrendProps) -> Html {
                     </tr></thead>
                     <tbody>
                     for l in lines.iter() {
-                        for p in l.points.iter() { {point_row(&l.host, p)} }
+                        for (i, p) in l.points.iter().enumerate() {
+                            {point_row(&l.host, p, if i == 0 { l.setup_change.as_deref() } else { None })}
+                        }
                     }
                     </tbody>
                 </table>
@@ -105,7 +125,7 @@ pub fn Trend(props: &TrendProps) -> Html {
     }
 }
 
-fn point_row(host: &str, p: &TrendPoint) -> Html {
+fn point_row(host: &str, p: &TrendPoint, new_setup: Option<&str>) -> Html {
     let (verdict, text) = match &p.change {
         Some(c) => (
             c.verdict.as_str(),
@@ -116,7 +136,10 @@ fn point_row(host: &str, p: &TrendPoint) -> Html {
                 c.verdict
             ),
         ),
-        None => ("", "first run of this host".into()),
+        None => match new_setup {
+            Some(what) => ("", format!("not compared: the setup changed ({what})")),
+            None => ("", "first run of this host".into()),
+        },
     };
     html! {
         <tr data-host={host.to_string()} data-run={p.run_id.clone()} data-verdict={verdict}>

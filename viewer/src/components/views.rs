@@ -91,7 +91,9 @@ pub fn RunViews(props: &ViewsProps) -> Html {
                    label={label.to_string()} spec={Rc::new(spec)} />
         }
         if !speedups.is_empty() { {speedup_table(&speedups)} }
-        for grid in grids.iter() { {grid_table(grid)} }
+        <div id={format!("grid-{key}")}>
+            for grid in grids.iter() { {grid_table(grid)} }
+        </div>
         if !falls.is_empty() { {phase_table(&falls)} }
         for t in sweeps.iter() { {sweep_table(t)} }
     </>}

@@ -27,8 +27,7 @@ pub fn run_card(ev: &Evidence) -> Card {
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
     let load = |l: [f64; 3]| format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2]);
     let mut windows: Vec<&str> = ev.arms.iter().map(|a| a.timed_window.as_str()).collect();
-    windows.sort_unstable();
-    windows.dedup();
+    shared::order::sort_dedup(&mut windows);
     let mut lines = vec![
         ("run id", run.id.clone()),
         ("host", env.hostname.clone()),

@@ -1,17 +1,22 @@
 //! CSV of the table as shown (same rows, same order). Latencies in microseconds.
 
+use super::findings::{data_rows, Finding, DATA_COLUMNS, DATA_NUMBERS};
 use super::table::ArmRow;
 
 /// Column names, units included.
-pub const HEADER: [&str; 24] = [
+pub const HEADER: [&str; 28] = [
     "run_id",
     "host",
     "arm",
+    "stack",
+    "client",
+    "server",
     "protocol",
     "mode",
     "resumption",
     "cert",
     "kx_group",
+    "rtt_ms",
     "p50_us",
     "p95_us",
     "p99_us",
@@ -43,11 +48,15 @@ pub fn to_csv(rows: &[ArmRow]) -> String {
                 r.run_id.clone(),
                 r.host.clone(),
                 r.arm.clone(),
+                r.stack.clone(),
+                r.client.clone(),
+                r.server.clone(),
                 r.protocol.clone(),
                 r.mode.clone(),
                 r.resumption.clone(),
                 r.cert.clone(),
                 r.group.clone(),
+                num(r.rtt_ms),
                 num(r.p50),
                 num(r.p95),
                 num(r.p99),
@@ -74,19 +83,26 @@ pub fn to_csv(rows: &[ArmRow]) -> String {
     out
 }
 
-/// Findings (plain sentences) as a one-column CSV.
-pub fn findings_csv(sentences: &[String]) -> String {
+/// Findings as data: one line per number a finding states ([`data_rows`]), with the
+/// sentence it belongs to.
+pub fn findings_csv(list: &[Finding]) -> String {
     let mut out = String::new();
-    push_line(&mut out, std::iter::once("finding".to_string()));
-    for s in sentences {
-        push_line(&mut out, std::iter::once(s.clone()));
+    push_line(&mut out, DATA_COLUMNS.iter().map(|h| h.to_string()));
+    for row in data_rows(list) {
+        for (i, cell) in row.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_field(&mut out, cell, !DATA_NUMBERS.contains(&i));
+        }
+        out.push_str("\r\n");
     }
     out
 }
 
-/// The columns that hold numbers this code wrote (p50_us to rate_per_user_cpu_s); every
+/// The columns that hold numbers this code wrote (rtt_ms to rate_per_user_cpu_s); every
 /// other cell holds text from a file.
-const NUMBERS: std::ops::Range<usize> = 8..22;
+const NUMBERS: std::ops::Range<usize> = 11..26;
 
 fn push_line(out: &mut String, cells: impl Iterator<Item = String>) {
     for (i, cell) in cells.enumerate() {
@@ -146,8 +162,8 @@ mod tests {
         assert_eq!(lines[0], HEADER.join(","));
         assert_eq!(
             lines[2],
-            "20261130T000000Z-sample-0000,sample-host,tls13-full-ecdsa-p256-x25519,tls1.3,full,,\
-             ecdsa-p256,x25519,400,450,450,390,450,4,4,0,0,0,,,,,,sample-host · 2026-11-30 00:00:00"
+            "20261130T000000Z-sample-0000,sample-host,tls13-full-ecdsa-p256-x25519,rustls,rustls,rustls,\
+             tls1.3,full,,ecdsa-p256,x25519,,400,450,450,390,450,4,4,0,0,0,,,,,,sample-host · 2026-11-30 00:00:00"
         );
     }
 
@@ -170,14 +186,30 @@ mod tests {
     }
 
     #[test]
-    fn findings_are_one_quoted_cell_each() {
-        let csv = findings_csv(&[
-            "Resumption saves 2.40× [2.10× – 2.70×], per stack.".into(),
-            "=1+1 is text".into(),
-        ]);
+    fn findings_are_data_with_their_sentences() {
+        let mut ev = crate::data::testdata::sample();
+        ev.arms[2].error = Some("=1+1".into());
+        let list = crate::data::findings::findings(&ev);
+        let csv = findings_csv(&list);
+        let lines: Vec<&str> = csv.split_terminator("\r\n").collect();
         assert_eq!(
-            csv,
-            "finding\r\n\"Resumption saves 2.40× [2.10× – 2.70×], per stack.\"\r\n'=1+1 is text\r\n"
+            lines[0],
+            "kind,arm,metric,value,ci_low,ci_high,unit,sentence"
+        );
+        // The sample's TLS 1.3 full arm: p50 400 µs (nearest rank of 390/400/410/450).
+        let p50 = lines
+            .iter()
+            .find(|l| l.starts_with("full handshake,tls13-full-ecdsa-p256-x25519,p50,400,"))
+            .unwrap_or_else(|| panic!("{csv}"));
+        assert_eq!(
+            *p50,
+            "full handshake,tls13-full-ecdsa-p256-x25519,p50,400,390,450,µs,\
+             A full handshake (rustls · x25519) takes at the median: TLS 1.3 with ecdsa-p256 400 µs [390 µs – 450 µs]."
+        );
+        // A caught arm: its count as a number, the error's text in the sentence.
+        assert!(
+            csv.contains("\r\ncaught by the tool,tls13-resumed-ticket-ecdsa-p256-x25519,connections resumed,4,,,connections,"),
+            "{csv}"
         );
     }
 
@@ -191,7 +223,7 @@ mod tests {
         let mut number = String::new();
         push_field(&mut number, "-12.5", false);
         assert_eq!(number, "-12.5");
-        assert_eq!((HEADER[8], HEADER[21]), ("p50_us", "rate_per_user_cpu_s"));
+        assert_eq!((HEADER[11], HEADER[25]), ("rtt_ms", "rate_per_user_cpu_s"));
     }
 
     #[test]

@@ -187,9 +187,15 @@ pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
             })
         })
         .collect();
-    // Unstable is enough (one comparison per group and protocol) and smaller in wasm.
-    out.sort_unstable_by(|a, b| (&a.group, a.protocol).cmp(&(&b.group, b.protocol)));
+    sort_speedups(&mut out);
     out
+}
+
+/// Speedup bars by group, then protocol.
+pub fn sort_speedups(out: &mut Vec<SpeedupBar>) {
+    shared::order::sort_by(out, &|a, b| {
+        (&a.group, a.protocol).cmp(&(&b.group, b.protocol))
+    });
 }
 
 /// An arm of a loaded run.

@@ -107,8 +107,7 @@ pub fn facets_present(runs: &RunSet) -> Vec<Facet> {
         .into_iter()
         .flat_map(facets_of_key)
         .collect();
-    all.sort_unstable();
-    all.dedup();
+    shared::order::sort_dedup(&mut all);
     all
 }
 

@@ -29,14 +29,70 @@ pub enum Topic {
 }
 
 impl Topic {
-    /// The stem of the chart's element id (`chart-<stem>-<run key>`), or `arm-table`.
-    pub fn chart(self) -> &'static str {
+    /// Where the chart or table behind a finding is (`#id`; `key` is the run's page key)
+    /// and the link's name, which says what it leads to: the headline's charts for the
+    /// headline findings, the stacks charts for other stacks', the cert × group table
+    /// for the hybrid.
+    pub fn target(self, headline: bool, key: u32) -> (String, &'static str) {
+        match (self, headline) {
+            (Topic::FullCost, true) => ("#chart-head-percentiles".into(), "percentile chart"),
+            (Topic::FullCost, false) => (format!("#chart-stacks-{key}"), "stacks chart"),
+            (Topic::Resumption, true) => ("#chart-head-speedups".into(), "speedup chart"),
+            (Topic::Resumption, false) => (
+                format!("#chart-stack-speedups-{key}"),
+                "stacks' speedup chart",
+            ),
+            (Topic::PostQuantum, _) => (format!("#grid-{key}"), "cert × group table"),
+            (Topic::Phases, _) => (format!("#chart-phases-{key}"), "phase chart"),
+            (Topic::ZeroRtt | Topic::KeepAlive, _) => {
+                (format!("#chart-ttfb-{key}"), "time-to-first-byte chart")
+            }
+            (Topic::Capability | Topic::Pitfall, _) => ("#table-section".into(), "arm table"),
+        }
+    }
+}
+
+/// One number a finding states, as data (the findings' CSV and Markdown).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Datum {
+    pub arm: String,
+    /// What the number is, e.g. `p50`, `resume speedup (full / resumed p50)`.
+    pub metric: &'static str,
+    pub value: f64,
+    /// Its 95% interval, when the evidence has one.
+    pub ci: Option<[f64; 2]>,
+    /// `µs`, `×` or `connections`.
+    pub unit: &'static str,
+}
+
+fn datum(
+    arm: &Arm,
+    metric: &'static str,
+    value: f64,
+    ci: Option<[f64; 2]>,
+    unit: &'static str,
+) -> Datum {
+    Datum {
+        arm: arm.id.clone(),
+        metric,
+        value,
+        ci,
+        unit,
+    }
+}
+
+impl Topic {
+    /// What the finding is about, in a word or two (the data's `kind` column).
+    pub fn kind(self) -> &'static str {
         match self {
-            Topic::FullCost | Topic::PostQuantum => "percentiles",
-            Topic::Resumption => "speedup",
+            Topic::FullCost => "full handshake",
+            Topic::Resumption => "resumption",
+            Topic::PostQuantum => "post-quantum hybrid",
             Topic::Phases => "phases",
-            Topic::ZeroRtt | Topic::KeepAlive => "ttfb",
-            Topic::Capability | Topic::Pitfall => "arm-table",
+            Topic::ZeroRtt => "0-RTT",
+            Topic::KeepAlive => "keep-alive",
+            Topic::Capability => "server capability",
+            Topic::Pitfall => "caught by the tool",
         }
     }
 }
@@ -49,6 +105,8 @@ pub struct Finding {
     /// hybrid's own details) is shown on demand.
     pub headline: bool,
     pub text: String,
+    /// The numbers the sentence states, one per clause (none for a capability line).
+    pub data: Vec<Datum>,
 }
 
 /// An arm whose latencies are results: measured on plain loopback, one connection at a
@@ -79,15 +137,15 @@ fn headline(a: &Arm) -> bool {
         && a.kx_group != Some(KxGroup::X25519Mlkem768)
 }
 
-/// One sentence's clauses: (group key, headline, clause).
-type Clauses = Vec<(String, bool, String)>;
+/// One sentence's clauses: (group key, headline, clause, its numbers).
+type Clauses = Vec<(String, bool, String, Vec<Datum>)>;
 
 /// `(key, index)` pairs sorted by key, then index: the one sort of this module (each
 /// sort instantiation costs the wasm kilobytes), so lookups are binary searches and
 /// grouping is linear after it, however many arms a file has.
 fn keyed<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<(&'a str, usize)> {
     let mut v: Vec<(&str, usize)> = keys.zip(0..).collect();
-    v.sort_unstable();
+    shared::order::sort_by(&mut v, &|a, b| a.cmp(b));
     v
 }
 
@@ -98,7 +156,7 @@ fn lookup(sorted: &[(&str, usize)], key: &str) -> Option<usize> {
 }
 
 /// Clauses gathered under their key, groups in the order first seen.
-fn grouped(items: Clauses) -> Vec<(String, bool, Vec<String>)> {
+fn grouped(items: Clauses) -> Vec<(String, bool, Vec<String>, Vec<Datum>)> {
     let sorted = keyed(items.iter().map(|i| i.0.as_str()));
     // Each group's members, kept at its first member's index.
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
@@ -112,7 +170,8 @@ fn grouped(items: Clauses) -> Vec<(String, bool, Vec<String>)> {
     let mut out = Vec::new();
     for (i, m) in members.iter().enumerate().filter(|m| !m.1.is_empty()) {
         let clauses = m.iter().map(|&j| items[j].2.clone()).collect();
-        out.push((items[i].0.clone(), items[i].1, clauses));
+        let data = m.iter().flat_map(|&j| items[j].3.clone()).collect();
+        out.push((items[i].0.clone(), items[i].1, clauses, data));
     }
     out
 }
@@ -166,6 +225,42 @@ fn arm<'a>(ev: &'a Evidence, sorted: &[(&str, usize)], id: &str) -> Option<&'a A
     lookup(sorted, id).map(|i| &ev.arms[i])
 }
 
+/// The findings' data columns (CSV and Markdown): numbers in `value`, `ci_low`,
+/// `ci_high` ([`DATA_NUMBERS`]), text elsewhere.
+pub const DATA_COLUMNS: [&str; 8] = [
+    "kind", "arm", "metric", "value", "ci_low", "ci_high", "unit", "sentence",
+];
+
+/// The columns of [`DATA_COLUMNS`] that hold numbers this code wrote.
+pub const DATA_NUMBERS: std::ops::Range<usize> = 3..6;
+
+/// One row per number a finding states (a finding with none: one row with its sentence
+/// only), in reading order.
+pub fn data_rows(list: &[Finding]) -> Vec<[String; 8]> {
+    let mut rows = Vec::new();
+    for f in list {
+        let kind = f.topic.kind().to_string();
+        if f.data.is_empty() {
+            let e = String::new;
+            rows.push([kind.clone(), e(), e(), e(), e(), e(), e(), f.text.clone()]);
+        }
+        for d in &f.data {
+            let ci = |i: usize| d.ci.map(|c| c[i].to_string()).unwrap_or_default();
+            rows.push([
+                kind.clone(),
+                d.arm.clone(),
+                d.metric.to_string(),
+                d.value.to_string(),
+                ci(0),
+                ci(1),
+                d.unit.to_string(),
+                f.text.clone(),
+            ]);
+        }
+    }
+    rows
+}
+
 /// Every finding the evidence supports, in reading order.
 pub fn findings(ev: &Evidence) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -180,11 +275,12 @@ pub fn findings(ev: &Evidence) -> Vec<Finding> {
     out
 }
 
-fn push(out: &mut Vec<Finding>, topic: Topic, headline: bool, text: String) {
+fn push(out: &mut Vec<Finding>, topic: Topic, headline: bool, text: String, data: Vec<Datum>) {
     out.push(Finding {
         topic,
         headline,
         text,
+        data,
     });
 }
 
@@ -199,26 +295,28 @@ fn full_cost(ev: &Evidence, out: &mut Vec<Finding>) {
         let mut c = format!(
             "{} with {} {}{}",
             proto(a.protocol),
-            a.cert.map_or("–", |c| c.as_str()),
+            a.cert.map_or("the server's certificate", |c| c.as_str()),
             fmt_us(p50(a)),
             ci_us(a.p50_ci95_us)
         );
+        let mut data = vec![datum(a, "p50", p50(a), a.p50_ci95_us, "µs")];
         if let Some(r) = find(&over_tcp, &a.id) {
             c.push_str(&format!(", {} a TCP connect", ratio(r)));
+            data.push(datum(a, "p50 / TCP connect p50", r.p50_ratio, r.ci95, "×"));
         }
         let key = format!(
             "{} · {}",
             stack_pair(a),
             a.kx_group.map_or("–", |g| g.as_str())
         );
-        items.push((key, headline(a), c));
+        items.push((key, headline(a), c, data));
     }
-    for (key, h, clauses) in grouped(items) {
+    for (key, h, clauses, data) in grouped(items) {
         let text = format!(
             "A full handshake ({key}) takes at the median: {}.",
             clauses.join("; ")
         );
-        push(out, Topic::FullCost, h, text);
+        push(out, Topic::FullCost, h, text, data);
     }
 }
 
@@ -246,6 +344,13 @@ fn resumption(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
                     fmt_us(p50(res)),
                     fmt_us(p50(full)),
                 ),
+                vec![datum(
+                    res,
+                    "resume speedup (full / resumed p50)",
+                    c.p50_ratio,
+                    c.ci95,
+                    "×",
+                )],
             )),
             ComparisonKind::ResumeRateSpeedup if c.basis == Some(RateBasis::PerRealS) => {
                 rate.push((
@@ -257,24 +362,31 @@ fn resumption(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
                         proto(res.protocol),
                         res.cert.map_or("–", |c| c.as_str())
                     ),
+                    vec![datum(
+                        res,
+                        "connections per real second, resumed / new",
+                        c.p50_ratio,
+                        c.ci95,
+                        "×",
+                    )],
                 ))
             }
             _ => {}
         }
     }
-    for (key, h, clauses) in grouped(latency) {
+    for (key, h, clauses, data) in grouped(latency) {
         let text = format!(
             "Resuming ({key}) is faster than a full handshake: {}.",
             clauses.join("; ")
         );
-        push(out, Topic::Resumption, h, text);
+        push(out, Topic::Resumption, h, text, data);
     }
-    for (key, h, clauses) in grouped(rate) {
+    for (key, h, clauses, data) in grouped(rate) {
         let text = format!(
             "{key}: resuming makes {} as many connections per real second as connecting anew.",
             clauses.join(", ")
         );
-        push(out, Topic::Resumption, h, text);
+        push(out, Topic::Resumption, h, text, data);
     }
 }
 
@@ -313,6 +425,11 @@ fn post_quantum(ev: &Evidence, out: &mut Vec<Finding>) {
                 fmt_us(p50(x)),
                 ci_us(x.p50_ci95_us),
             ),
+            vec![
+                datum(pq, "p50", p50(pq), pq.p50_ci95_us, "µs"),
+                datum(x, "p50", p50(x), x.p50_ci95_us, "µs"),
+                datum(pq, "p50 X25519MLKEM768 / X25519", p50(pq) / p50(x), None, "×"),
+            ],
         );
     }
 }
@@ -344,7 +461,11 @@ fn phases(ev: &Evidence, out: &mut Vec<Finding>) {
                 ((d.prediction_ratio - 1.0) * 100.0).abs()
             ));
         }
-        push(out, Topic::Phases, headline(a), s);
+        let data = vec![
+            datum(a, "measured p50", d.measured_p50_us, None, "µs"),
+            datum(a, "predicted p50", d.predicted_us, None, "µs"),
+        ];
+        push(out, Topic::Phases, headline(a), s, data);
     }
 }
 
@@ -374,6 +495,7 @@ fn zero_rtt(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
                 ed.accepted,
                 ed.offered,
             ),
+            vec![datum(z, "0-RTT speedup (full / 0-RTT time to first byte)", c.p50_ratio, c.ci95, "×")],
         );
     }
 }
@@ -400,7 +522,7 @@ fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
                     None => format!("{head}{line}."),
                 },
             };
-            push(out, topic, true, text);
+            push(out, topic, true, text, Vec::new());
         }
     }
 }
@@ -409,6 +531,7 @@ fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
 fn pitfalls(ev: &Evidence, out: &mut Vec<Finding>) {
     for a in &ev.arms {
         if let Some(err) = &a.error {
+            let mut data = Vec::new();
             let mut s = match &a.known_pitfall {
                 Some(p) => format!("{} did not resume, a known pitfall ({})", a.id, short(p)),
                 None => format!("{}: {}", a.id, short(err)),
@@ -426,9 +549,16 @@ fn pitfalls(ev: &Evidence, out: &mut Vec<Finding>) {
                     _ => (a.resumed.client, a.succeeded),
                 };
                 s.push_str(&format!(": {resumed} of {of} connections resumed"));
+                data.push(datum(
+                    a,
+                    "connections resumed",
+                    resumed as f64,
+                    None,
+                    "connections",
+                ));
             }
             s.push('.');
-            push(out, Topic::Pitfall, true, s);
+            push(out, Topic::Pitfall, true, s, data);
         } else if a.failed > 0 {
             let first = a.first_failure.as_deref().map(short).unwrap_or_default();
             push(
@@ -439,6 +569,13 @@ fn pitfalls(ev: &Evidence, out: &mut Vec<Finding>) {
                     "{}: {} of {} timed connections failed (first: {first}).",
                     a.id, a.failed, a.attempted
                 ),
+                vec![datum(
+                    a,
+                    "failed connections",
+                    a.failed as f64,
+                    None,
+                    "connections",
+                )],
             );
         }
     }

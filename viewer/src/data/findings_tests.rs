@@ -236,20 +236,31 @@ fn zero_rtt_says_how_many_connections_sent_early_data() {
 }
 
 #[test]
-fn each_topic_names_an_existing_chart() {
-    // The ids the run views give their charts: chart-<stem>-<key> (components/runs.rs,
-    // components/views.rs), and the arm table.
-    for (topic, id) in [
-        (Topic::FullCost, "percentiles"),
-        (Topic::PostQuantum, "percentiles"),
-        (Topic::Resumption, "speedup"),
-        (Topic::Phases, "phases"),
-        (Topic::ZeroRtt, "ttfb"),
-        (Topic::KeepAlive, "ttfb"),
-        (Topic::Capability, "arm-table"),
-        (Topic::Pitfall, "arm-table"),
+fn each_topic_names_an_existing_chart_and_says_which() {
+    // The ids the page gives its charts: the headline's (components/headline.rs),
+    // chart-<stem>-<key> and grid-<key> (components/views.rs), and the arm table.
+    let mut names = Vec::new();
+    for (topic, headline, id) in [
+        (Topic::FullCost, true, "#chart-head-percentiles"),
+        (Topic::FullCost, false, "#chart-stacks-7"),
+        (Topic::PostQuantum, true, "#grid-7"),
+        (Topic::Resumption, true, "#chart-head-speedups"),
+        (Topic::Resumption, false, "#chart-stack-speedups-7"),
+        (Topic::Phases, true, "#chart-phases-7"),
+        (Topic::ZeroRtt, true, "#chart-ttfb-7"),
+        (Topic::KeepAlive, true, "#chart-ttfb-7"),
+        (Topic::Capability, true, "#table-section"),
+        (Topic::Pitfall, true, "#table-section"),
     ] {
-        assert_eq!(topic.chart(), id);
+        let (href, name) = topic.target(headline, 7);
+        assert_eq!(href, id);
+        names.push((href, name));
+    }
+    // One link name per place: a reader's list of links tells them apart.
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[i + 1..] {
+            assert_eq!(a.0 == b.0, a.1 == b.1, "{a:?} {b:?}");
+        }
     }
 }
 

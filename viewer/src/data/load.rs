@@ -318,25 +318,34 @@ impl RunSet {
     }
 
     /// The keys of the runs the detail view shows: those in `picked` that are shown (at
-    /// most [`MAX_DETAIL`], the latest picks), else the newest run shown.
+    /// most [`MAX_DETAIL`], the first picks), else the landing run
+    /// ([`super::pick::landing`]).
     pub fn detail_keys(&self, picked: &[u32]) -> Vec<u32> {
+        self.detail_keys_or(picked, super::pick::landing(self).map(|r| r.key))
+    }
+
+    /// [`RunSet::detail_keys`] with `fallback` (the run the page follows) when none of
+    /// `picked` is shown. A pick beyond [`MAX_DETAIL`] is not taken (the page refuses it).
+    pub fn detail_keys_or(&self, picked: &[u32], fallback: Option<u32>) -> Vec<u32> {
         let mut keys: Vec<u32> = picked
             .iter()
-            .rev()
             .filter(|k| self.shown().any(|r| r.key == **k))
             .take(MAX_DETAIL)
             .copied()
             .collect();
-        keys.reverse();
         if keys.is_empty() {
-            keys.extend(self.newest().map(|r| r.key));
+            keys.extend(fallback);
         }
         keys
     }
 
     /// The detail view's runs ([`RunSet::detail_keys`]) whose evidence is loaded.
     pub fn detail(&self, picked: &[u32]) -> RunSet {
-        let keys = self.detail_keys(picked);
+        self.detail_of(&self.detail_keys(picked))
+    }
+
+    /// The runs of `keys` (known ones; only those loaded in `runs`), in that order.
+    pub fn detail_of(&self, keys: &[u32]) -> RunSet {
         RunSet {
             runs: keys
                 .iter()

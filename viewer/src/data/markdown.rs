@@ -3,6 +3,7 @@
 //! Text from evidence files is escaped so it stays one cell and one line and renders as
 //! text, not markup.
 
+use super::findings::{data_rows, Finding, DATA_COLUMNS};
 use super::format::{fmt_ci_us, fmt_opt_us};
 use super::table::{ArmRow, SortKey};
 
@@ -76,13 +77,31 @@ pub fn table_markdown(rows: &[ArmRow]) -> String {
     out
 }
 
-/// Findings (plain sentences) as a Markdown list under a heading.
-pub fn findings_markdown(sentences: &[String]) -> String {
+/// Findings as data: the sentences as a list under a heading, then a pipe table of the
+/// numbers they state ([`data_rows`]: kind, arm, metric, value, CI, unit, sentence).
+pub fn findings_markdown(list: &[Finding]) -> String {
     let mut out = String::from("## Findings\n\n");
-    for s in sentences {
+    for f in list {
         out.push_str("- ");
-        out.push_str(&escape(s));
+        out.push_str(&escape(&f.text));
         out.push('\n');
+    }
+    let rows = data_rows(list);
+    if rows.iter().any(|r| !r[3].is_empty()) {
+        out.push_str("\n| ");
+        out.push_str(&DATA_COLUMNS.join(" | "));
+        out.push_str(" |\n|");
+        out.push_str(&":---|".repeat(DATA_COLUMNS.len()));
+        out.push('\n');
+        for r in rows.iter().filter(|r| !r[3].is_empty()) {
+            out.push('|');
+            for cell in r {
+                out.push(' ');
+                out.push_str(&escape(cell));
+                out.push_str(" |");
+            }
+            out.push('\n');
+        }
     }
     out
 }
@@ -131,16 +150,25 @@ mod tests {
     }
 
     #[test]
-    fn findings_are_a_list_of_escaped_sentences() {
-        let md = findings_markdown(&[
-            "A full TLS 1.3 handshake costs 412 µs [405 µs – 420 µs].".into(),
-            "*not* bold\nnor two lines".into(),
-        ]);
-        assert_eq!(
-            md,
-            "## Findings\n\n\
-             - A full TLS 1.3 handshake costs 412 µs \\[405 µs – 420 µs\\].\n\
-             - \\*not\\* bold nor two lines\n"
+    fn findings_are_a_list_then_a_table_of_their_numbers() {
+        let mut list = crate::data::findings::findings(&sample());
+        list[0].text = "*not* bold\nnor two lines".into();
+        let md = findings_markdown(&list);
+        assert!(
+            md.starts_with("## Findings\n\n- \\*not\\* bold nor two lines\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "\n| kind | arm | metric | value | ci_low | ci_high | unit | sentence |\n|:---|"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| full handshake | tls13-full-ecdsa-p256-x25519 | p50 | 400 | 390 | 450 | µs |"
+            ),
+            "{md}"
         );
         assert_eq!(findings_markdown(&[]), "## Findings\n\n");
     }

@@ -2,11 +2,14 @@
 
 pub mod brief;
 pub mod card;
+pub mod changes;
 pub mod csv;
 pub mod derive;
+pub mod export;
 pub mod filter;
 pub mod findings;
 pub mod format;
+pub mod headline;
 pub mod index;
 pub mod load;
 pub mod markdown;
@@ -14,6 +17,7 @@ pub mod matrix;
 pub mod open_loop;
 pub mod permalink;
 pub mod phases;
+pub mod pick;
 pub mod series;
 pub mod stacks;
 pub mod table;

@@ -1,5 +1,5 @@
 //! The page state in the URL's query, so a shared link opens the same view:
-//! `?scale=linear&sort=-p50&off=protocol:tcp,cert:rsa2048&hide=<run id>&detail=<run id>&pick=<run id>:<arm id>&arm=<arm id>`.
+//! `?view=<run id>&cmp=<run id>,<run id>&scale=log&sort=-p50&off=protocol:tcp,cert:rsa2048&hide=<run id>&detail=<run id>&pick=<run id>:<arm id>&arm=<arm id>`.
 //!
 //! Runs are named by their run id (stable across loads, unlike the page's run keys),
 //! facets as `dimension:value`. Each name is percent-encoded, so the separators `,` and
@@ -15,7 +15,9 @@ use super::table::{Sort, SortKey};
 use crate::charts::Scale;
 
 /// The query keys this module owns; other parameters (e.g. `run`) are kept as they are.
-const KEYS: [&str; 7] = ["scale", "sort", "off", "hide", "detail", "pick", "arm"];
+const KEYS: [&str; 9] = [
+    "view", "cmp", "scale", "sort", "off", "hide", "detail", "pick", "arm",
+];
 
 /// The URL name of each table column, in [`SortKey::ALL`] order.
 const SORT_NAMES: [&str; 13] = [
@@ -50,6 +52,10 @@ pub struct Permalink {
     pub picks: Option<Vec<String>>,
     /// The arm compared across runs; `None`: the first one.
     pub arm: Option<String>,
+    /// The run that findings, cards and detail follow; `None`: the landing run.
+    pub view: Option<String>,
+    /// The two runs "what changed" compares (old, new); empty: the default pair.
+    pub cmp: Vec<String>,
 }
 
 /// `a:b`, each part encoded.
@@ -113,6 +119,46 @@ impl Permalink {
                     .collect()
             }),
             arm: arm.map(encode),
+            view: None,
+            cmp: Vec::new(),
+        }
+    }
+
+    /// This link with the run the page follows (`view`) and the pair "what changed"
+    /// compares (`cmp`), each `None` when it is the default.
+    pub fn with_runs(mut self, set: &RunSet, view: Option<u32>, cmp: Option<(u32, u32)>) -> Self {
+        let id = |key: u32| {
+            let run = set.history.iter().find(|r| r.key == key)?;
+            Some(encode(&run.brief.run.run_id))
+        };
+        self.view = view.and_then(id);
+        self.cmp = cmp
+            .and_then(|(a, b)| Some(vec![id(a)?, id(b)?]))
+            .unwrap_or_default();
+        self
+    }
+
+    /// The key of the known run this link follows (`view`), if a known run has its id.
+    pub fn view_key(&self, set: &RunSet) -> Option<u32> {
+        let want = self.view.as_ref()?;
+        set.history
+            .iter()
+            .find(|r| encode(&r.brief.run.run_id) == *want)
+            .map(|r| r.key)
+    }
+
+    /// The pair this link compares, if both are known runs.
+    pub fn cmp_keys(&self, set: &RunSet) -> Option<(u32, u32)> {
+        let key = |want: &String| {
+            let run = set
+                .history
+                .iter()
+                .find(|r| encode(&r.brief.run.run_id) == *want)?;
+            Some(run.key)
+        };
+        match &self.cmp[..] {
+            [a, b] => Some((key(a)?, key(b)?)),
+            _ => None,
         }
     }
 
@@ -188,6 +234,12 @@ impl Permalink {
     /// The query (without `?`): only what differs from the defaults.
     pub fn to_query(&self) -> String {
         let mut q: Vec<String> = Vec::new();
+        if let Some(view) = &self.view {
+            q.push(format!("view={view}"));
+        }
+        if !self.cmp.is_empty() {
+            q.push(format!("cmp={}", self.cmp.join(",")));
+        }
         if let Some(scale) = self.scale {
             q.push(format!("scale={}", scale_name(scale)));
         }
@@ -248,6 +300,8 @@ impl Permalink {
                 "detail" => link.detail = list(),
                 "pick" => link.picks = Some(list()),
                 "arm" => link.arm = Some(value.to_string()).filter(|a| !a.is_empty()),
+                "view" => link.view = Some(value.to_string()).filter(|a| !a.is_empty()),
+                "cmp" => link.cmp = list(),
                 _ => {}
             }
         }

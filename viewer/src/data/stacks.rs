@@ -9,12 +9,17 @@ use shared::{
 use super::derive::{bar, no_result, NoResult, PercentileBar};
 use super::filter::ArmFilter;
 
-/// `rustls`, or `client → server` when the two ends differ.
+/// `rustls`, or `client → server` when the two ends differ; a server the lab does not
+/// run (`collector probe`) is the `probed server`, wherever it is (127.0.0.1 included).
 pub fn stack_pair(arm: &Arm) -> String {
+    let name = |s: Stack| match s {
+        Stack::Remote => "probed server".to_string(),
+        s => s.to_string(),
+    };
     if arm.client_stack == arm.server_stack {
-        arm.client_stack.to_string()
+        name(arm.client_stack)
     } else {
-        format!("{} → {}", arm.client_stack, arm.server_stack)
+        format!("{} → {}", name(arm.client_stack), name(arm.server_stack))
     }
 }
 

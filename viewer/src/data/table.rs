@@ -20,6 +20,12 @@ pub struct ArmRow {
     pub resumption: String,
     pub cert: String,
     pub group: String,
+    /// The stack under test, and the implementation on each end.
+    pub stack: String,
+    pub client: String,
+    pub server: String,
+    /// The emulated round-trip time of an RTT arm, in ms.
+    pub rtt_ms: Option<f64>,
     pub p50: Option<f64>,
     pub p95: Option<f64>,
     pub p99: Option<f64>,
@@ -57,6 +63,10 @@ pub fn arm_rows(runs: &RunSet, filter: &ArmFilter) -> Vec<ArmRow> {
             resumption: opt(a.resumption.map(|v| v.to_string())),
             cert: opt(a.cert.map(|v| v.to_string())),
             group: opt(a.kx_group.map(|v| v.to_string())),
+            stack: a.stack.to_string(),
+            client: a.client_stack.to_string(),
+            server: a.server_stack.to_string(),
+            rtt_ms: a.rtt_ms,
             p50: a.latency_us.map(|l| l.p50),
             p95: a.latency_us.map(|l| l.p95),
             p99: a.latency_us.map(|l| l.p99),
@@ -185,7 +195,7 @@ impl Sort {
 }
 
 /// Stable sort; rows without a number (errors, no successes) always go last.
-pub fn sort_rows(rows: &mut [ArmRow], sort: Sort) {
+pub fn sort_rows(rows: &mut Vec<ArmRow>, sort: Sort) {
     let num = |r: &ArmRow| -> Option<f64> {
         match sort.key {
             SortKey::P50 => r.p50,
@@ -212,7 +222,7 @@ pub fn sort_rows(rows: &mut [ArmRow], sort: Sort) {
             _ => return None,
         })
     };
-    rows.sort_by(|a, b| match (sort.key, text(a)) {
+    shared::order::sort_by(rows, &|a, b| match (sort.key, text(a)) {
         (SortKey::Run, _) => dir(a.run_key.cmp(&b.run_key)),
         (_, Some(t)) => dir(t.cmp(&text(b).unwrap_or_default())),
         _ => match (num(a), num(b)) {
@@ -252,6 +262,39 @@ mod tests {
             rows[2].no_result,
             Some(NoResult::Error("did not resume".into()))
         );
+    }
+
+    #[test]
+    fn a_server_end_that_is_not_counted_reads_as_a_dash_not_as_zero() {
+        let mut ev = sample();
+        let counts = |full, resumed| shared::KindCounts {
+            full,
+            full_with_hello_retry: 0,
+            resumed,
+        };
+        // A rustls client against a server without a per-connection report.
+        ev.arms[2].resumed = shared::ResumedCounts {
+            client: 300,
+            server: 0,
+        };
+        ev.arms[2].handshake_kinds = Some(shared::HandshakeKinds {
+            client: counts(0, 300),
+            server: counts(0, 0),
+        });
+        // Both ends counted: a server that saw no resumption says 0.
+        ev.arms[1].handshake_kinds = Some(shared::HandshakeKinds {
+            client: counts(300, 0),
+            server: counts(300, 0),
+        });
+        let mut set = RunSet::default();
+        set.add("a", ev);
+        let rows = arm_rows(&set, &ArmFilter::default());
+        assert_eq!(rows[2].resumed_server, None);
+        assert_eq!(rows[2].resumed_text(), "300/–");
+        assert_eq!(rows[1].resumed_text(), "0/0");
+        let csv = crate::data::csv::to_csv(&rows);
+        let line = csv.lines().nth(3).unwrap();
+        assert!(line.contains(",300,,"), "{line}");
     }
 
     #[test]

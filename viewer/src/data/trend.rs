@@ -7,6 +7,7 @@
 //! that interval from both runs' samples, which a summary does not carry; the interval here
 //! contains every ratio the two CIs allow, so it claims a change less often, never more.)
 
+use shared::setup::{comparable, differences};
 use shared::{BriefArm, Verdict};
 
 use super::format::short;
@@ -33,11 +34,15 @@ pub struct Change {
     pub verdict: Verdict,
 }
 
-/// One host's line.
+/// One host's line, or a piece of it: a change of setup that affects the arm breaks a
+/// host's line, and the next piece says what changed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrendLine {
     pub host: String,
     pub points: Vec<TrendPoint>,
+    /// The settings that differ from the previous piece of this host's line (`None`:
+    /// the first piece).
+    pub setup_change: Option<String>,
 }
 
 /// The runs shown in time order (start time, then run id: RFC 3339 UTC strings order
@@ -85,24 +90,38 @@ pub fn change(old: (f64, Option<[f64; 2]>), new: (f64, Option<[f64; 2]>)) -> Cha
 /// the arm is missing, has an error or no latencies give no point.
 pub fn trend(runs: &RunSet, arm_id: &str, hidden_hosts: &[String]) -> Vec<TrendLine> {
     let mut lines: Vec<TrendLine> = Vec::new();
+    // The run of each line's last point, whose setup the next point's is checked against.
+    let mut setups: Vec<Option<&HistoryRun>> = Vec::new();
     for (i, r) in in_time_order(runs).into_iter().enumerate() {
         let run = &r.brief.run;
         let host = &run.host;
         if hidden_hosts.contains(host) {
             continue;
         }
-        let Some((_, BriefArm(_, Some(p50), ci))) =
+        let Some((key, BriefArm(_, Some(p50), ci))) =
             r.brief.points().find(|(key, _)| key.id == arm_id)
         else {
             continue;
         };
-        let line = match lines.iter().position(|l| &l.host == host) {
-            Some(j) => &mut lines[j],
+        // This host's last piece, unless the setup changed in a way that affects the arm.
+        let last = lines.iter().rposition(|l| &l.host == host);
+        let diffs = last
+            .and_then(|j| setups[j])
+            .map(|prev: &HistoryRun| differences(&prev.brief.run.setup, &run.setup))
+            .unwrap_or_default();
+        let line = match last.filter(|_| comparable(&diffs, key.stack)) {
+            Some(j) => {
+                setups[j] = Some(r);
+                &mut lines[j]
+            }
             None => {
+                let labels: Vec<&str> = diffs.iter().map(|d| d.label).collect();
                 lines.push(TrendLine {
                     host: host.clone(),
                     points: Vec::new(),
+                    setup_change: last.map(|_| labels.join(", ")),
                 });
+                setups.push(Some(r));
                 lines.last_mut().expect("just pushed")
             }
         };
@@ -127,7 +146,10 @@ pub fn chart_lines(lines: &[TrendLine]) -> Vec<Line> {
     lines
         .iter()
         .map(|l| Line {
-            label: short(&l.host),
+            label: match &l.setup_change {
+                None => short(&l.host),
+                Some(what) => format!("{} · new setup: {}", short(&l.host), what),
+            },
             points: l
                 .points
                 .iter()
@@ -243,6 +265,55 @@ mod tests {
         assert_eq!(only_beta.len(), 1);
         assert_eq!(only_beta[0].host, "beta");
         assert_eq!(hosts(&set), ["alpha", "beta"]);
+    }
+
+    #[test]
+    fn a_change_of_setup_breaks_the_line_and_says_what_changed() {
+        let mut set = RunSet::default();
+        run(
+            &mut set,
+            "a1",
+            "alpha",
+            "2026-11-30T01:00:00Z",
+            400.0,
+            [390.0, 410.0],
+        );
+        let mut e = sample();
+        e.run.id = "a2".into();
+        e.run.started_at = "2026-11-30T02:00:00Z".into();
+        e.environment.hostname = "alpha".into();
+        e.run.settings.samples = 99;
+        e.arms[1].latency_us.as_mut().unwrap().p50 = 800.0;
+        e.arms[1].p50_ci95_us = Some([790.0, 810.0]);
+        set.add("a2.json", e);
+        run(
+            &mut set,
+            "a3",
+            "alpha",
+            "2026-11-30T03:00:00Z",
+            400.0,
+            [390.0, 410.0],
+        );
+        let lines = trend(&set, &sample().arms[1].id, &[]);
+        let pieces: Vec<(usize, Option<&str>)> = lines
+            .iter()
+            .map(|l| (l.points.len(), l.setup_change.as_deref()))
+            .collect();
+        assert_eq!(
+            pieces,
+            [
+                (1, None),
+                (1, Some("samples per arm, warm-up, rounds")),
+                (1, Some("samples per arm, warm-up, rounds"))
+            ]
+        );
+        // No verdict across a change of setup: 800 against 400 is not called slower.
+        assert!(lines.iter().all(|l| l.points[0].change.is_none()));
+        assert!(marks(&lines).is_empty());
+        assert_eq!(
+            chart_lines(&lines)[1].label,
+            "alpha · new setup: samples per arm, warm-up, rounds"
+        );
     }
 
     #[test]

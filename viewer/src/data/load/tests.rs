@@ -135,8 +135,9 @@ fn the_detail_view_takes_the_latest_picks_or_the_newest_run() {
     };
     // Nothing picked: the newest (c, started 03:00), not the last loaded.
     assert_eq!(ids(&set.detail(&[])), ["c"]);
-    // Five picks: the last four, in pick order; a hidden pick is left out.
-    assert_eq!(ids(&set.detail(&keys)), ["c", "a", "d", "e"]);
+    // Five picks: the first four, in pick order (the page refuses a fifth); a hidden
+    // pick is left out.
+    assert_eq!(ids(&set.detail(&keys)), ["b", "c", "a", "d"]);
     set.toggle_hidden(keys[3]);
     assert_eq!(ids(&set.detail(&keys)), ["b", "c", "a", "e"]);
     assert_eq!(ids(&set.detail(&[99])), ["c"]);

@@ -49,17 +49,20 @@ fn a_page_state_round_trips_through_the_query() {
     let link = Permalink::of(
         &set,
         &filter,
-        Scale::Linear,
+        Scale::Log,
         sort,
         &[b, a],
         Some(&picks),
         Some(arm),
-    );
+    )
+    .with_runs(&set, Some(b), Some((a, b)));
     let query = link.to_query();
     // Written out: what a shared link carries.
     assert_eq!(
         query,
-        "scale=linear&sort=-p99&off=protocol:tcp,cert:ecdsa-p256\
+        "view=run%20b%2C%20with%3A%20odd%26chars%3D%C3%A9%20%25\
+         &cmp=20261130T000000Z-sample-0000,run%20b%2C%20with%3A%20odd%26chars%3D%C3%A9%20%25\
+         &scale=log&sort=-p99&off=protocol:tcp,cert:ecdsa-p256\
          &hide=20261130T000000Z-sample-0000\
          &detail=run%20b%2C%20with%3A%20odd%26chars%3D%C3%A9%20%25,20261130T000000Z-sample-0000\
          &pick=run%20b%2C%20with%3A%20odd%26chars%3D%C3%A9%20%25:tls13-full-ecdsa-p256-x25519,\
@@ -85,7 +88,9 @@ fn a_page_state_round_trips_through_the_query() {
         })
         .collect();
     assert_eq!(back.picks(&fresh), Some(fresh_picks));
-    assert_eq!(back.scale, Some(Scale::Linear));
+    assert_eq!(back.scale, Some(Scale::Log));
+    assert_eq!(back.view_key(&fresh), Some(b2));
+    assert_eq!(back.cmp_keys(&fresh), Some((a2, b2)));
     assert_eq!(back.sort, Some(sort));
 }
 
@@ -93,11 +98,19 @@ fn a_page_state_round_trips_through_the_query() {
 fn the_default_state_is_an_empty_query_and_an_empty_pick_is_kept() {
     let (set, _, _) = two_runs();
     let f = ArmFilter::default();
-    let link = Permalink::of(&set, &f, Scale::Log, Sort::default(), &[], None, None);
+    let link = Permalink::of(&set, &f, Scale::Linear, Sort::default(), &[], None, None);
     assert_eq!(link.to_query(), "");
     assert_eq!(Permalink::parse(""), Permalink::default());
     // Every arm unticked in the CDF is a state of its own, not the default pick.
-    let none = Permalink::of(&set, &f, Scale::Log, Sort::default(), &[], Some(&[]), None);
+    let none = Permalink::of(
+        &set,
+        &f,
+        Scale::Linear,
+        Sort::default(),
+        &[],
+        Some(&[]),
+        None,
+    );
     assert_eq!(none.to_query(), "pick=");
     assert_eq!(Permalink::parse("pick=").picks(&set), Some(Vec::new()));
 }

@@ -1,0 +1,160 @@
+//! The top of the page: which run is shown (one picker that findings, cards and detail
+//! follow), the run's headline as cards, and the two charts of the lab's question side by
+//! side (p50/p95/p99 of the headline arms; their resume speedups).
+
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+use super::canvas::{Chart, ChartSpec};
+use super::shown;
+use crate::charts::Scale;
+use crate::data::format::short;
+use crate::data::headline::{headline_bars, headline_cards, headline_speedups};
+use crate::data::load::{short_time, HistoryRun, LoadedRun, RunSet};
+use crate::data::trend::in_time_order;
+
+/// `default run · host · 2026-12-01 02:15:00`, newest first, for the picker.
+fn run_words(r: &HistoryRun) -> String {
+    let b = &r.brief.run;
+    let kind = b.kind.map_or("run", |k| k.words());
+    let cut = if b.complete { "" } else { " · interrupted" };
+    format!(
+        "{kind} · {} · {}{cut}",
+        short(&b.host),
+        short(&short_time(&b.started_at))
+    )
+}
+
+pub struct RunPickerProps {
+    pub runs: Rc<RunSet>,
+    /// The run shown.
+    pub focus: Option<u32>,
+    pub on_pick: Callback<u32>,
+}
+
+/// The one control that picks the run the page follows, and one line naming it.
+/// (A plain function: no state of its own.)
+pub fn run_picker(props: &RunPickerProps) -> Html {
+    let on_change = {
+        let on_pick = props.on_pick.clone();
+        Callback::from(move |e: Event| {
+            let select = e
+                .target()
+                .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok());
+            if let Some(k) = select.and_then(|s| s.value().parse::<u32>().ok()) {
+                on_pick.emit(k);
+            }
+        })
+    };
+    let mut runs = in_time_order(&props.runs);
+    runs.reverse();
+    let focus = runs.iter().find(|r| Some(r.key) == props.focus);
+    html! {
+        <div class="run-pick">
+            <label for="run-pick">{"Run shown "}</label>
+            <select id="run-pick" onchange={on_change}>
+                for r in runs.iter() {
+                    <option value={r.key.to_string()} selected={Some(r.key) == props.focus}>
+                        {run_words(r)}
+                    </option>
+                }
+            </select>
+            if let Some(r) = focus {
+                <p id="run-line" class="hint">
+                    {format!("{} on host ", r.brief.run.kind.map_or("A run", |k| k.words()))}
+                    <strong>{shown(&r.brief.run.host)}</strong>{", run "}
+                    <code>{shown(&r.brief.run.run_id)}</code>{", started "}
+                    {shown(&short_time(&r.brief.run.started_at))}{" UTC"}
+                    {if r.brief.run.complete { "." } else { " — interrupted: some arms have fewer samples than asked." }}
+                </p>
+            }
+        </div>
+    }
+}
+
+/// The headline cards and the two charts of the run shown (once its summary is in), or a
+/// placeholder while it loads.
+pub fn headline(run: Option<LoadedRun>, scale: Scale) -> Html {
+    match run {
+        Some(run) => html! { <HeadlineOf {run} {scale} /> },
+        None => html! {
+            <section id="headline" class="headline loading" aria-busy="true">
+                <p class="hint" role="status">{"Loading the run's summary…"}</p>
+            </section>
+        },
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct HeadlineOfProps {
+    run: LoadedRun,
+    scale: Scale,
+}
+
+#[component]
+fn HeadlineOf(props: &HeadlineOfProps) -> Html {
+    let run = &props.run;
+    let ev = run.evidence.clone();
+    let cards = use_memo(run.clone(), |r| headline_cards(&r.evidence));
+    let bars = use_memo((run.clone(), props.scale), |(r, scale)| {
+        ChartSpec::Percentiles(headline_bars(&r.evidence), *scale, None)
+    });
+    let speedups = use_memo(run.clone(), |r| {
+        ChartSpec::Speedups(headline_speedups(&r.evidence))
+    });
+    use_effect_with(run.key, |_| {
+        if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+            let _ = perf.mark("cards");
+        }
+    });
+    let empty_bars = bars_empty(&bars);
+    html! {
+        <section id="headline" class="headline" aria-labelledby="headline-h">
+            <h2 id="headline-h" class="visually-hidden">{"Headline"}</h2>
+            if cards.is_empty() {
+                <p class="hint">{"This run has no full handshake of rustls with a result: its arms are in the table below."}</p>
+            }
+            <div class="cards">
+                for c in cards.iter() {
+                    <a class="head-card" href={format!("#{}", c.chart)}>
+                        <h3>{c.title}</h3>
+                        <dl>
+                            for l in c.lines.iter() {
+                                <dt>{l.what.clone()}</dt>
+                                <dd class="big">{l.value.clone()}</dd>
+                                <dd class="how" title={l.more.clone()}>{l.detail.clone()}</dd>
+                            }
+                        </dl>
+                    </a>
+                }
+            </div>
+            <div id="head-charts" class="head-charts" tabindex="-1">
+                if !empty_bars {
+                    <Chart id="chart-head-percentiles" spec={bars}
+                           title={AttrValue::from("Full and resumed handshakes: p50, p95, p99")}
+                           label="p50, p95 and p99 per headline arm (rustls on both ends), with the p50's 95% CI"
+                           run={AttrValue::from(ev.run.id.clone())} host={AttrValue::from(ev.environment.hostname.clone())}
+                           date={AttrValue::from(ev.run.started_at.clone())} />
+                }
+                if speedups_any(&speedups) {
+                    <Chart id="chart-head-speedups" spec={speedups}
+                           title={AttrValue::from("Resume speedups: full ÷ resumed p50")}
+                           label="how many times faster a resumed handshake is than a full one, per cert and mechanism, TLS 1.2 beside TLS 1.3"
+                           run={AttrValue::from(ev.run.id.clone())} host={AttrValue::from(ev.environment.hostname.clone())}
+                           date={AttrValue::from(ev.run.started_at.clone())} />
+                }
+            </div>
+        </section>
+    }
+}
+
+fn bars_empty(spec: &ChartSpec) -> bool {
+    matches!(spec, ChartSpec::Percentiles(b, ..) if b.iter().all(|b| b.percentiles.is_none()))
+}
+
+fn speedups_any(spec: &ChartSpec) -> bool {
+    matches!(spec, ChartSpec::Speedups(b) if !b.is_empty())
+}
