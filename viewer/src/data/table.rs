@@ -272,11 +272,13 @@ mod tests {
             full_with_hello_retry: 0,
             resumed,
         };
-        // A rustls client against a server without a per-connection report.
+        // A rustls client against a server without a per-connection report: the arm's
+        // `verified` record says its server end did not count.
         ev.arms[2].resumed = shared::ResumedCounts {
             client: 300,
             server: 0,
         };
+        ev.arms[2].verified = Some(shared::Verified::CLIENT_ONLY);
         ev.arms[2].handshake_kinds = Some(shared::HandshakeKinds {
             client: counts(0, 300),
             server: counts(0, 0),
@@ -290,7 +292,7 @@ mod tests {
         set.add("a", ev);
         let rows = arm_rows(&set, &ArmFilter::default());
         assert_eq!(rows[2].resumed_server, None);
-        assert_eq!(rows[2].resumed_text(), "300/–");
+        assert_eq!(rows[2].resumed_text(), "300/-");
         assert_eq!(rows[1].resumed_text(), "0/0");
         let csv = crate::data::csv::to_csv(&rows);
         let line = csv.lines().nth(3).unwrap();
