@@ -18,6 +18,7 @@ pub mod open_loop;
 pub mod permalink;
 pub mod phases;
 pub mod pick;
+pub mod ranking;
 pub mod series;
 pub mod stacks;
 pub mod table;
