@@ -60,10 +60,18 @@ fn where_server(a: &Arm) -> &'static str {
     }
 }
 
-fn version(a: &Arm) -> String {
-    a.peer_version
-        .as_deref()
-        .map_or_else(|| "this build's".into(), super::format::short)
+/// The peer's version as it printed it; for rustls, the run's library and provider.
+fn version(ev: &Evidence, a: &Arm) -> String {
+    match &a.peer_version {
+        Some(v) => super::format::short(v),
+        None => {
+            let (l, c) = (&ev.environment.tls_library, &ev.environment.crypto_provider);
+            super::format::short(&format!(
+                "{} {} ({} {})",
+                l.name, l.version, c.name, c.version
+            ))
+        }
+    }
 }
 
 /// Rank of each of `cis` (1-based; `None` without an interval): 1 + how many intervals
@@ -98,7 +106,7 @@ pub fn rankings(ev: &Evidence, filter: &ArmFilter) -> Vec<Ranking> {
             let first = stack_pair(c.2[0]);
             c.2.iter().any(|a| stack_pair(a) != first)
         })
-        .map(|(p, cert, arms)| ranking(p, cert, arms))
+        .map(|(p, cert, arms)| ranking(ev, p, cert, arms))
         .collect()
 }
 
@@ -106,7 +114,12 @@ fn p50(a: &Arm) -> f64 {
     a.latency_us.map_or(f64::INFINITY, |l| l.p50)
 }
 
-fn ranking(p: Protocol, cert: Option<shared::CertKind>, mut arms: Vec<&Arm>) -> Ranking {
+fn ranking(
+    ev: &Evidence,
+    p: Protocol,
+    cert: Option<shared::CertKind>,
+    mut arms: Vec<&Arm>,
+) -> Ranking {
     // Ranked rows first, then by median; a stable sort keeps the run's order on ties.
     let cis: Vec<Option<[f64; 2]>> = arms.iter().map(|a| a.p50_ci95_us).collect();
     let mut order: Vec<(Option<usize>, usize)> = ranks(&cis).into_iter().zip(0..).collect();
@@ -135,14 +148,14 @@ fn ranking(p: Protocol, cert: Option<shared::CertKind>, mut arms: Vec<&Arm>) -> 
                 ),
                 ("", group(a)),
                 ("", where_server(a).into()),
-                ("", version(a)),
+                ("", version(ev, a)),
             ]
         })
         .collect();
     Ranking {
         label,
         verdict: verdict(&arms, &rank_of),
-        differs: differs(&arms),
+        differs: differs(ev, &arms),
         arms: arms.iter().map(|a| a.id.clone()).collect(),
         rows,
     }
@@ -189,15 +202,10 @@ fn verdict(arms: &[&Arm], ranks: &[Option<usize>]) -> String {
     }
 }
 
-/// What else differs between the rows, besides the stack, in words.
-fn differs(arms: &[&Arm]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let dims: [(&str, fn(&Arm) -> String); 3] = [
-        ("key-exchange group", group),
-        ("where the server runs", |a| where_server(a).into()),
-        ("version", version),
-    ];
-    for (what, f) in dims {
+/// What else differs between the rows, besides the stack, in words (the values of short
+/// settings; versions are in the table).
+fn differs(ev: &Evidence, arms: &[&Arm]) -> String {
+    let distinct = |f: &dyn Fn(&Arm) -> String| {
         let mut seen: Vec<String> = Vec::new();
         for a in arms {
             let v = f(a);
@@ -205,9 +213,25 @@ fn differs(arms: &[&Arm]) -> String {
                 seen.push(v);
             }
         }
+        seen
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (what, seen) in [
+        ("key-exchange group", distinct(&group)),
+        (
+            "where the server runs",
+            distinct(&|a| where_server(a).into()),
+        ),
+    ] {
         if seen.len() > 1 {
             out.push(format!("{what} ({})", seen.join("; ")));
         }
+    }
+    let versions = distinct(&|a| version(ev, a)).len();
+    if versions > 1 {
+        out.push(format!(
+            "{versions} implementations and versions (in the table)"
+        ));
     }
     if out.is_empty() {
         "Besides the stack, nothing recorded differs between these rows.".into()
@@ -255,8 +279,16 @@ mod tests {
         let ranks: Vec<&str> = r[0].rows.iter().map(|row| row[0].1.as_str()).collect();
         // b and a overlap (490 > 480): both first; c is above both intervals: third.
         assert_eq!(ranks, ["1", "1", "3"]);
-        assert!(r[0].verdict.starts_with("No single fastest"), "{}", r[0].verdict);
-        assert!(r[0].verdict.contains("rustls → nginx (x25519)"), "{}", r[0].verdict);
+        assert!(
+            r[0].verdict.starts_with("No single fastest"),
+            "{}",
+            r[0].verdict
+        );
+        assert!(
+            r[0].verdict.contains("rustls → nginx (x25519)"),
+            "{}",
+            r[0].verdict
+        );
     }
 
     #[test]
@@ -274,9 +306,15 @@ mod tests {
             "Fastest: rustls → nginx (x25519), p50 400 µs; its 95% interval lies below \
              every other stack's. 1 without a 95% interval are not ranked."
         );
-        assert!(r.differs.contains("where the server runs (in a process of its own; in the collector's process)")
-            || r.differs.contains("where the server runs (in the collector's process; in a process of its own)"),
-            "{}", r.differs);
+        assert!(
+            r.differs.contains(
+                "where the server runs (in a process of its own; in the collector's process)"
+            ) || r.differs.contains(
+                "where the server runs (in the collector's process; in a process of its own)"
+            ),
+            "{}",
+            r.differs
+        );
     }
 
     #[test]
@@ -311,7 +349,22 @@ mod tests {
         let r = rankings(&ev, &ArmFilter::default());
         assert_eq!(r.len(), 1, "the RSA cell has one stack");
         assert_eq!(r[0].arms, ["a", "py"]);
-        assert!(r[0].differs.contains("key-exchange group (x25519; not pinned)"), "{}", r[0].differs);
-        assert!(r[0].differs.contains("version (this build's; python-ssl 1.0)"), "{}", r[0].differs);
+        assert!(
+            r[0].differs
+                .contains("key-exchange group (x25519; not pinned)"),
+            "{}",
+            r[0].differs
+        );
+        assert!(
+            r[0].differs.contains("2 implementations and versions"),
+            "{}",
+            r[0].differs
+        );
+        let rustls = format!(
+            "{} {}",
+            ev.environment.tls_library.name, ev.environment.tls_library.version
+        );
+        assert!(r[0].rows[0][5].1.starts_with(&rustls), "{:?}", r[0].rows[0]);
+        assert_eq!(r[0].rows[1][5].1, "python-ssl 1.0");
     }
 }
