@@ -23,6 +23,7 @@ pub mod python;
 pub mod remote;
 pub mod rustls;
 pub mod server;
+pub mod set;
 pub mod tcp;
 pub mod trace;
 

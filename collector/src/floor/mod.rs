@@ -2,6 +2,7 @@
 //! same provider in the same run. A handshake cannot be faster than its floor; what is
 //! above it is framing, hashing, syscalls and wake-ups.
 
+mod args;
 pub mod primitives;
 pub mod signatures;
 
@@ -11,6 +12,7 @@ use anyhow::Result;
 use shared::{Arm, CertKind, FloorPart, KxGroup, Mode, Primitive, Protocol, Side, Stack};
 
 use crate::arms::ArmSpec;
+pub use args::FloorArgs;
 use primitives::{
     ecdh_curve, ecdh_names, Timed, MLKEM_DECAPSULATE, MLKEM_ENCAPSULATE, MLKEM_KEYGEN,
 };
@@ -123,7 +125,7 @@ fn time_for(
 }
 
 /// `collector floor`: times the primitives and prints the table.
-pub fn command(args: &crate::cli::FloorArgs) -> Result<std::process::ExitCode> {
+pub fn command(args: &FloorArgs) -> Result<std::process::ExitCode> {
     let certs: BTreeSet<CertKind> = args.certs.iter().copied().collect();
     let groups: BTreeSet<KxGroup> = args.groups.iter().copied().collect();
     eprintln!(

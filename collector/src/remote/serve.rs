@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
+pub use super::args::ServeArgs;
 use super::secure;
 use super::session::{accept_control, guard_all, Control};
 use super::wire::{Manifest, ServedArm, PROTOCOL_VERSION};
 use crate::arms::server::Server;
 use crate::arms::{self, rustls as tls, tcp, SessionOptions};
 use crate::certs::CertStore;
-use crate::cli::ServeArgs;
 use crate::evidence::{environment, write};
 use crate::netem::Placement;
 
