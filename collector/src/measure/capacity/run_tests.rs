@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use shared::{CertKind, KxGroup};
 
+use crate::arms::Fault;
+
 use super::*;
 
 fn dropping(every: u32) -> ArmSpec {
