@@ -7,7 +7,7 @@ use std::fmt;
 
 use shared::{CertKind, KxGroup, Mode, Protocol, Resumption};
 
-use super::ArmSpec;
+use super::{ArmKind, ArmSpec};
 
 /// A TLS version (the cell of a TLS arm cannot be plain TCP).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -121,14 +121,7 @@ impl Cell {
 
     /// The timing loop's arm for this cell (no fault, phases on, the run's placement).
     pub fn spec(&self) -> ArmSpec {
-        ArmSpec {
-            protocol: self.protocol(),
-            mode: self.handshake.mode(),
-            resumption: self.handshake.resumption(),
-            cert: Some(self.cert),
-            kx_group: Some(self.group),
-            ..ArmSpec::TCP_CONNECT
-        }
+        ArmSpec::of(ArmKind::Handshake(*self))
     }
 }
 
@@ -143,22 +136,10 @@ impl ArmSpec {
     /// This arm's cell, when it is a TLS handshake arm with a cert and a pinned group
     /// (not TCP, not 0-RTT, not a stack-default group).
     pub fn cell(&self) -> Option<Cell> {
-        let tls = match self.protocol {
-            Protocol::Tcp => return None,
-            Protocol::Tls13 => Tls::Tls13,
-            Protocol::Tls12 => Tls::Tls12,
-        };
-        let handshake = match (self.mode, self.resumption) {
-            (Mode::Full, None) => HandshakeMode::Full,
-            (Mode::Resumed, Some(r)) => HandshakeMode::Resumed(r),
-            _ => return None,
-        };
-        Some(Cell {
-            tls,
-            handshake,
-            cert: self.cert?,
-            group: self.kx_group?,
-        })
+        match self.kind {
+            ArmKind::Handshake(c) => Some(c),
+            _ => None,
+        }
     }
 }
 

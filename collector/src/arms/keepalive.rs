@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use rustls::{ServerConfig, ServerConnection};
-use shared::{CertKind, KxGroup, Mode};
+use shared::{CertKind, KxGroup};
 
 use super::rustls::{facts, TlsClient};
 use super::server::{Handler, Server};
 use super::SessionOptions;
-use super::{ArmSpec, Cell, Handshake, HandshakeMode, Outcome, PhaseRecording, Session};
+use super::{ArmKind, ArmSpec, Cell, Handshake, HandshakeMode, Outcome, PhaseRecording, Session};
 use super::{REQUEST, RESPONSE};
 use crate::certs::CertStore;
 
@@ -36,9 +36,12 @@ pub fn arms(certs: &[CertKind], groups: &[KxGroup]) -> Vec<ArmSpec> {
     Cell::matrix(certs, groups, &[HandshakeMode::Full])
         .iter()
         .map(|cell| ArmSpec {
-            mode: Mode::KeepAlive,
             phases: PhaseRecording::Off,
-            ..cell.spec()
+            ..ArmSpec::of(ArmKind::KeepAlive {
+                tls: cell.tls,
+                cert: cell.cert,
+                group: cell.group,
+            })
         })
         .collect()
 }

@@ -86,10 +86,10 @@ pub fn measure(arms: &[Arm], ops_per_primitive: usize) -> Result<Vec<Timed>> {
 pub fn measure_planned(specs: &[ArmSpec], ops_per_primitive: usize) -> Result<Vec<Timed>> {
     let certs: BTreeSet<CertKind> = specs
         .iter()
-        .filter(|a| a.mode != Mode::Resumed)
-        .filter_map(|a| a.cert)
+        .filter(|a| a.mode() != Mode::Resumed)
+        .filter_map(|a| a.cert())
         .collect();
-    let groups: BTreeSet<KxGroup> = specs.iter().filter_map(|a| a.kx_group).collect();
+    let groups: BTreeSet<KxGroup> = specs.iter().filter_map(|a| a.kx_group()).collect();
     time_for(&certs, &groups, ops_per_primitive)
 }
 

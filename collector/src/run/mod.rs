@@ -164,7 +164,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         server_host = Some(Box::new(host));
         arms
     } else {
-        let cert_store = CertStore::generate(specs.iter().filter_map(|s| s.cert))?;
+        let cert_store = CertStore::generate(specs.iter().filter_map(|s| s.cert()))?;
         match &args.rtt {
             Some(rtts) => rtt::run(
                 &specs,
@@ -198,7 +198,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
             },
             ..spec
         };
-        let cert_store = CertStore::generate(spec.cert)?;
+        let cert_store = CertStore::generate(spec.cert())?;
         arms.extend(capacity::arms(
             &spec,
             &args.capacity.concurrency,

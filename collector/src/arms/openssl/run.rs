@@ -221,7 +221,7 @@ pub fn s_time_slices(
             let slice = s_time_slice(
                 program,
                 addr,
-                w.arms[i].spec.protocol,
+                w.arms[i].spec.protocol(),
                 arm.mode,
                 slice_s,
                 w.ctx.io_timeout,

@@ -10,12 +10,12 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use shared::{Capacity, CertKind, KxGroup, Mode, Resumption};
+use shared::{Capacity, CertKind, KxGroup};
 
 use super::stats::nearest_rank;
 use super::ArmRun;
 use crate::arms::rustls::{start_server, TlsClient};
-use crate::arms::{ArmSpec, Cell, HandshakeMode, SessionOptions, Tls};
+use crate::arms::{ArmKind, ArmSpec, Cell, HandshakeMode, SessionOptions, Tls};
 use crate::certs::CertStore;
 use crate::measure::build_arm;
 use account::{account, ClientLog, Conn};
@@ -47,18 +47,17 @@ pub fn arms(
     io_timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<Vec<shared::Arm>> {
+    let Some(cell) = base.cell() else {
+        anyhow::bail!("capacity arms need a TLS handshake arm, not {base}");
+    };
     let mut out = Vec::new();
     for &n in concurrency {
-        for (mode, resumption) in [
-            (Mode::Full, None),
-            (Mode::Resumed, Some(Resumption::Ticket)),
-        ] {
+        for handshake in HandshakeMode::FULL_AND_TICKET {
             if stop.load(Ordering::Relaxed) {
                 return Ok(out);
             }
             let spec = ArmSpec {
-                mode,
-                resumption,
+                kind: ArmKind::Handshake(Cell { handshake, ..cell }),
                 ..*base
             };
             eprintln!("collector: capacity {spec} with {n} client(s) for {seconds} s");
