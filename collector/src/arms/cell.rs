@@ -7,8 +7,6 @@ use std::fmt;
 
 use shared::{CertKind, KxGroup, Mode, Protocol, Resumption};
 
-use super::{ArmKind, ArmSpec};
-
 /// A TLS version (the cell of a TLS arm cannot be plain TCP).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tls {
@@ -118,28 +116,12 @@ impl Cell {
             ..self
         }
     }
-
-    /// The timing loop's arm for this cell (no fault, phases on, the run's placement).
-    pub fn spec(&self) -> ArmSpec {
-        ArmSpec::of(ArmKind::Handshake(*self))
-    }
 }
 
 impl fmt::Display for Cell {
     /// The cell's part of an arm id, e.g. `tls13-resumed-ticket-rsa2048-x25519`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.spec(), f)
-    }
-}
-
-impl ArmSpec {
-    /// This arm's cell, when it is a TLS handshake arm with a cert and a pinned group
-    /// (not TCP, not 0-RTT, not a stack-default group).
-    pub fn cell(&self) -> Option<Cell> {
-        match self.kind {
-            ArmKind::Handshake(c) => Some(c),
-            _ => None,
-        }
     }
 }
 
@@ -151,6 +133,7 @@ pub fn tls13_only(group: KxGroup) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arms::ArmSpec;
 
     #[test]
     fn the_matrix_nests_cert_group_version_handshake_and_skips_tls12_hybrids() {

@@ -122,6 +122,24 @@ impl ArmKind {
     }
 }
 
+impl Cell {
+    /// The timing loop's arm for this cell (no fault, phases on, the run's placement).
+    pub fn spec(&self) -> ArmSpec {
+        ArmSpec::of(ArmKind::Handshake(*self))
+    }
+}
+
+impl ArmSpec {
+    /// This arm's cell, when it is a TLS handshake arm with a cert and a pinned group
+    /// (not TCP, not 0-RTT, not a stack-default group).
+    pub fn cell(&self) -> Option<Cell> {
+        match self.kind {
+            ArmKind::Handshake(c) => Some(c),
+            _ => None,
+        }
+    }
+}
+
 impl ArmSpec {
     pub fn protocol(&self) -> Protocol {
         self.kind.parts().protocol
