@@ -121,14 +121,27 @@ impl PortLog {
             .collect()
     }
 
-    /// The handshake kinds of every line appended since the last call (or skip).
-    pub fn kinds_since(&mut self) -> Result<KindCounts> {
+    /// The handshake kinds of every line appended since the last call (or skip), once
+    /// at least `min` lines are in and no more came for a moment (or after the I/O
+    /// timeout, with what is there). A server logs a connection once it is over, which
+    /// can be after the client has exited: counting at once left a slice's last line to
+    /// the next slice (a `-reuse` line counted as a resumption in a `-new` slice).
+    pub fn kinds_since(&mut self, min: u64) -> Result<KindCounts> {
         let mut k = KindCounts::default();
-        for line in self.new_lines()? {
-            match line.handshake.kind {
-                rustls::HandshakeKind::Resumed => k.resumed += 1,
-                _ => k.full += 1,
+        let deadline = Instant::now() + self.io_timeout;
+        loop {
+            let lines = self.new_lines()?;
+            let quiet = lines.is_empty();
+            for line in lines {
+                match line.handshake.kind {
+                    rustls::HandshakeKind::Resumed => k.resumed += 1,
+                    _ => k.full += 1,
+                }
             }
+            if (quiet && k.resumed + k.full >= min) || Instant::now() > deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
         self.pending.clear();
         Ok(k)

@@ -194,7 +194,7 @@ impl PeerStack for Peer {
     fn settings(&self, _args: &PeerArgs, _plan: &Plan) -> Vec<(&'static str, String)> {
         vec![
             ("peer_gnutls_serv", "gnutls-serv --http --httpdata=<1-byte file> -p <port> --x509certfile/--x509keyfile <the run's leaf and key, 0600 in the private folder> --priority=NORMAL:-VERS-ALL:+VERS-<the arm's>:-GROUP-ALL:+GROUP-<the arm's> [--noticket for stateful arms]; one process per cert × protocol × group × tickets; gnutls-serv has no listen-address option: it listens on every interface (0.0.0.0 and ::) on that port while its arms run; its stdout reports each connection (`* Accepted connection from … port N`, `*** This is a resumed session`, `- Using curve:`, `- Version:`), read as the server's end of each connection; confirmed ready by one untimed full rustls handshake that must present the run's leaf".into()),
-            ("peer_gnutls_cli", format!("gnutls-cli -p <port> --x509cafile <the run's CA> --sni-hostname localhost --verify-hostname localhost --priority=<as gnutls-serv> --resume 127.0.0.1 < /dev/null, {CLI_RUNS} runs per arm; resumed when its output has `*** This is a resumed session` after `- Resume Handshake was completed`; not timed")),
+            ("peer_gnutls_cli", format!("gnutls-cli -p <port> --x509cafile <the run's CA> --sni-hostname localhost --verify-hostname localhost --priority=<as gnutls-serv> [--waitresumption under TLS 1.3: it waits for the ticket] --resume 127.0.0.1 < /dev/null, {CLI_RUNS} runs per arm; resumed when its output has `*** This is a resumed session` after `- Resume Handshake was completed`; not timed")),
         ]
     }
 }

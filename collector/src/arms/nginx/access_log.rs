@@ -139,12 +139,39 @@ mod tests {
         );
         append(&format!("{TLS13_RESUMED}\n{TLS13_FULL}\n{TLS13_RESUMED}\n"));
         assert_eq!(
-            log.kinds_since().unwrap(),
+            log.kinds_since(3).unwrap(),
             KindCounts {
                 full: 1,
                 full_with_hello_retry: 0,
                 resumed: 2
             }
         );
+    }
+
+    /// A slice's last line logged after its client exited is counted in that slice,
+    /// not left to the next one.
+    #[test]
+    fn a_slices_late_lines_are_waited_for() {
+        let dir = crate::peers::private_dir::PrivateDir::create().unwrap();
+        let path = dir.write("access.log", b"").unwrap();
+        let mut log = open(path.clone(), Duration::from_secs(5)).unwrap();
+        let late = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                use std::io::Write;
+                std::thread::sleep(Duration::from_millis(150));
+                let mut f = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .unwrap();
+                f.write_all(format!("{TLS13_RESUMED}\n").as_bytes())
+                    .unwrap();
+            })
+        };
+        let this_slice = log.kinds_since(1).unwrap();
+        late.join().unwrap();
+        assert_eq!((this_slice.full, this_slice.resumed), (0, 1));
+        log.skip_to_end().unwrap();
+        assert_eq!(log.kinds_since(0).unwrap(), KindCounts::default());
     }
 }

@@ -191,10 +191,10 @@ impl SliceServer for SliceTarget<'_, '_> {
         Ok(s.addr())
     }
 
-    fn seen(&mut self, i: usize) -> Result<Option<KindCounts>> {
+    fn seen(&mut self, i: usize, connections: u64) -> Result<Option<KindCounts>> {
         let setup = Peer.setup(&self.cell(i)?, self.w.args);
         match self.logs.get_mut(&setup) {
-            Some(log) => log.kinds_since().map(Some),
+            Some(log) => log.kinds_since(connections).map(Some),
             None => Ok(None),
         }
     }

@@ -144,7 +144,7 @@ impl SliceServer for OpensslServers<'_, '_> {
         }
     }
 
-    fn seen(&mut self, i: usize) -> Result<Option<KindCounts>> {
+    fn seen(&mut self, i: usize, _connections: u64) -> Result<Option<KindCounts>> {
         let (cell, vs_rustls) = self.arm(i)?;
         if !vs_rustls {
             return Ok(None);
@@ -167,8 +167,9 @@ pub trait SliceServer {
     /// Where arm `i`'s next slice connects, once its server is ready for it (what it saw
     /// before is forgotten).
     fn addr(&mut self, i: usize) -> Result<SocketAddr>;
-    /// The handshake kinds the server saw since [`SliceServer::addr`], where it tells.
-    fn seen(&mut self, i: usize) -> Result<Option<KindCounts>>;
+    /// The handshake kinds the server saw since [`SliceServer::addr`], where it tells;
+    /// `connections`: how many the slice's client counted (the server saw at least these).
+    fn seen(&mut self, i: usize, connections: u64) -> Result<Option<KindCounts>>;
 }
 
 /// s_time arms `idx` (each an [`STimeArm`]): `--peer-slices` runs per arm, interleaved
@@ -227,6 +228,10 @@ pub fn s_time_slices(
                 w.ctx.io_timeout,
                 w.ctx.stop,
             );
+            let made = match &slice {
+                Ok(Some(s)) => s.counts.connections,
+                _ => 0,
+            };
             match slice {
                 Ok(Some(slice)) => run.slices.push(slice),
                 // Interrupted: this slice counts for nothing, and a tool killed by the
@@ -235,7 +240,7 @@ pub fn s_time_slices(
                 Err(_) if w.stopped() => break 'slices,
                 Err(e) => run.error = Some(format!("slice {}: {e:#}", run.slices.len() + 1)),
             }
-            match servers.seen(i) {
+            match servers.seen(i, made) {
                 Ok(Some(k)) => {
                     let kinds = run.server_kinds.get_or_insert_with(KindCounts::default);
                     kinds.full += k.full;
