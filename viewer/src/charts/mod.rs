@@ -10,6 +10,7 @@ pub mod bars;
 pub mod cdf;
 pub mod labels;
 pub mod lines;
+pub mod spec;
 pub mod speedup;
 pub mod stacks;
 pub mod surface;

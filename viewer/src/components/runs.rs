@@ -5,10 +5,11 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::canvas::{Chart, ChartSpec};
+use super::canvas::Chart;
 use super::shown;
 use super::views::RunViews;
 use crate::charts::bars::{percentile_rows, shared_extents};
+use crate::charts::spec::ChartSpec;
 use crate::charts::Scale;
 use crate::data::card::{run_card, tls_over_tcp};
 use crate::data::derive::resume_speedups;

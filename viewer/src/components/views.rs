@@ -5,7 +5,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::canvas::{Chart, ChartSpec};
+use super::canvas::Chart;
+use crate::charts::spec::ChartSpec;
 use crate::charts::Scale;
 use crate::data::filter::ArmFilter;
 use crate::data::format::{fmt_ratio, fmt_us};
