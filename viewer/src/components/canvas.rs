@@ -158,7 +158,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                         <caption>{props.label.clone()}</caption>
                         <tbody>
                         for (label, text, error) in lines {
-                            <tr class={classes!(error.then_some("error"))}>
+                            <tr class={error.then_some("error")}>
                                 <th scope="row">{shown(&label)}</th><td>{text}</td>
                             </tr>
                         }

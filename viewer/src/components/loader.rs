@@ -222,7 +222,7 @@ pub fn Loader(props: &LoaderProps) -> Html {
         })
     };
     html! {
-        <div id="drop-zone" class={classes!("loader", dragging.then_some("dragging"))}
+        <div id="drop-zone" class={if *dragging { "loader dragging" } else { "loader" }}
              {ondragover} {ondragleave} {ondrop}>
             <label>
                 {"Add evidence files "}

@@ -17,15 +17,16 @@ use crate::data::phases::{waterfalls, Waterfall};
 use crate::data::series::{capacity_lines, ttfb_lines, CapacityMetric};
 use crate::data::stacks::{stack_latencies, stack_speedups, StackSpeedup};
 
-#[derive(Properties, PartialEq)]
 pub struct ViewsProps {
     pub run: LoadedRun,
     pub filter: ArmFilter,
     pub scale: Scale,
 }
 
-#[component]
-pub fn RunViews(props: &ViewsProps) -> Html {
+/// A plain function, not a component: its only caller, `RunColumn`, is a component with
+/// the same inputs, so it redraws exactly when this would (and a component of its own
+/// compiles its own copy of yew's lifecycle code).
+pub fn run_views(props: &ViewsProps) -> Html {
     let ev = &props.run.evidence;
     let f = &props.filter;
     let key = props.run.key;
@@ -196,7 +197,7 @@ fn speedup_table(rows: &[StackSpeedup]) -> Html {
             <ul>
                 for r in rows {
                     <li data-arm={r.arm.clone()}
-                        class={classes!(r.no_speedup.is_some().then_some("error"))}>
+                        class={r.no_speedup.is_some().then_some("error")}>
                         {speedup_text(r)}
                     </li>
                 }
