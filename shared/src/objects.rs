@@ -5,9 +5,9 @@
 //! evidence never uses: no writer of evidence, history or index writes a struct as an array,
 //! and the JSON Schema says object. [`from_str`] reads through a thin deserializer that asks
 //! serde_json for a map wherever a struct is wanted, so the positional readers are never
-//! instantiated: 7,689 bytes less of the viewer's gzipped wasm (319,991 → 312,302). An array where a struct
-//! belongs is now refused ("invalid type: sequence, expected struct …") instead of read
-//! field by field. Every other read, and every error's text and position, is serde_json's
+//! instantiated: 7,689 bytes less of the viewer's gzipped wasm (319,991 → 312,302). An
+//! array where a struct belongs is now refused ("invalid type: sequence, expected struct
+//! …") instead of read field by field. Every other read, and every error's text and position, is serde_json's
 //! own.
 
 use serde::de::{
