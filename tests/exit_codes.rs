@@ -41,6 +41,28 @@ impl Drop for Netns {
 /// run happens in a network namespace without routes, so even a broken check could send
 /// nothing off this machine.
 #[test]
+fn a_bad_rtt_list_is_a_usage_error_before_anything_runs() {
+    // Parsed with the command line: no root, namespace or folder is needed to refuse it.
+    // `--list-arms`: were a list accepted, the run would list its arms and exit 0 at once
+    // instead of measuring over a 20-second round trip.
+    let dir = scratch("bad-rtt");
+    for (list, says) in [
+        ("0,fast", "`fast` is not a number of milliseconds"),
+        ("10,20000ms", "20000 ms is outside 0..=10000 ms"),
+    ] {
+        let out = collector()
+            .args(["run", "--no-peers", "--list-arms", "--rtt", list, "--out"])
+            .arg(&dir)
+            .output()
+            .expect("collector runs");
+        assert_eq!(out.status.code(), Some(2), "--rtt {list}");
+        let err = text(&out.stderr);
+        assert!(err.contains("--rtt") && err.contains(says), "{err}");
+    }
+    assert!(!dir.exists() || std::fs::read_dir(&dir).unwrap().count() == 0);
+}
+
+#[test]
 fn a_remote_target_needs_allow_remote() {
     if !e2e::needs_root("a_remote_target_needs_allow_remote") {
         return;

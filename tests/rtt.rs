@@ -189,9 +189,14 @@ fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
             a.rtt_method.as_deref().unwrap().contains("SYN"),
             "the method says what it delays"
         );
+        // Never shorter than asked (the delay line must not deliver early); well short
+        // of twice the asked delay (a delay applied twice per direction). The relay is a
+        // user-space program: on a loaded 2-vCPU machine it adds milliseconds of its own
+        // (27.9 ms measured once with four builds beside it), so the round-trip counts
+        // below are read in units of the path's measured round trip, not of 20 ms.
         let measured = a.rtt_measured_ms.unwrap();
         assert!(
-            (19.0..=24.0).contains(&measured),
+            (19.0..36.0).contains(&measured),
             "{}: path RTT measured {measured} ms",
             a.id
         );
@@ -210,12 +215,15 @@ fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
     let ed = zero_rtt.early_data.expect("early-data counts");
     assert_eq!((ed.offered, ed.accepted), (24, 24));
 
-    // TTFB over TCP's own TTFB (connect + request/response), in round trips.
-    let rtt_us = 20_000.0;
+    // TTFB over TCP's own TTFB (connect + request/response), in round trips of the
+    // path as measured in this run (the median over every arm's own connect times).
+    let mut rtts: Vec<f64> = e.arms.iter().map(|a| a.rtt_measured_ms.unwrap()).collect();
+    rtts.sort_by(f64::total_cmp);
+    let rtt_us = rtts[rtts.len() / 2] * 1000.0;
     let tcp = p50["tcp-connect"];
     assert!(
         (tcp / rtt_us - 2.0).abs() <= 0.4,
-        "TCP TTFB is {} RTT",
+        "TCP TTFB is {} RTT of {rtt_us} µs",
         tcp / rtt_us
     );
     for (arm, extra) in [
@@ -228,7 +236,7 @@ fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
         let got = (p50[arm] - tcp) / rtt_us;
         assert!(
             (got - extra).abs() <= 0.4,
-            "{arm}: {got:.2} RTT over TCP, expected {extra}"
+            "{arm}: {got:.2} RTT of {rtt_us} µs over TCP, expected {extra}"
         );
     }
 }

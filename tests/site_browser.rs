@@ -355,6 +355,66 @@ fn the_stacks_view_says_the_plain_tls13_reuse_did_not_resume() {
     );
 }
 
+/// The stack ranking: one table per protocol × certificate with two stacks or more, rows
+/// of full handshakes, each rank 1 + the rows whose whole interval lies below (the rule
+/// written out here again, from the evidence's intervals), and a verdict sentence.
+#[test]
+fn the_stacks_are_ranked_per_protocol_and_certificate_by_their_intervals() {
+    let (_g, _s, browser) = open("ranking");
+    let ev = &fixture().evidence;
+    let tables = browser.exec(
+        "return [...document.querySelectorAll('.run')[0].querySelectorAll('.rankings .ranking')]\
+         .map(t => ({ title: t.querySelector('h4').textContent, \
+                      lead: t.querySelector('p.lead').textContent, \
+                      rows: [...t.querySelectorAll('tbody tr')]\
+                        .map(r => [r.dataset.arm, r.cells[0].textContent, r.cells[1].textContent]) }));",
+        json!([]),
+    );
+    let tables = tables.as_array().unwrap();
+    assert!(
+        !tables.is_empty(),
+        "a quick run with peers ranks its stacks"
+    );
+    for t in tables {
+        let rows = t["rows"].as_array().unwrap();
+        let arms: Vec<&shared::Arm> = rows
+            .iter()
+            .map(|r| {
+                ev.arms
+                    .iter()
+                    .find(|a| r[0] == json!(a.id))
+                    .expect("a real arm")
+            })
+            .collect();
+        let stacks: std::collections::BTreeSet<&str> =
+            rows.iter().map(|r| r[2].as_str().unwrap()).collect();
+        assert!(stacks.len() >= 2, "{t}");
+        for (row, arm) in rows.iter().zip(&arms) {
+            assert_eq!(arm.mode, shared::Mode::Full, "{}", arm.id);
+            assert!(arm.protocol != shared::Protocol::Tcp && arm.rtt_ms.is_none());
+            assert_eq!((arm.protocol, arm.cert), (arms[0].protocol, arms[0].cert));
+            let want = match arm.p50_ci95_us {
+                Some([lo, _]) => (1 + arms
+                    .iter()
+                    .filter_map(|o| o.p50_ci95_us)
+                    .filter(|o| o[1] < lo)
+                    .count())
+                .to_string(),
+                None => "no CI".to_string(),
+            };
+            assert_eq!(row[1], json!(want), "{}: {t}", arm.id);
+        }
+        let lead = t["lead"].as_str().unwrap();
+        assert!(
+            lead.starts_with("Fastest: ")
+                || lead.starts_with("No single fastest")
+                || lead.contains("nothing to rank")
+                || lead.starts_with("No stack can be ranked"),
+            "{lead}"
+        );
+    }
+}
+
 /// The latency in "… (floor 45.6 µs)".
 fn floor_in(cell: &str) -> &str {
     let at = cell

@@ -137,7 +137,14 @@ fn a_permalink_reopens_the_same_view() {
         .expect("a drawable arm outside the default pick")
         .id
         .clone();
-    first.click(&format!("#cdf-section input[data-arm='{resumed}']"));
+    // Hiding the loaded run leaves nothing loaded until the other run's summary arrives:
+    // the picker is empty until then, so wait for the box rather than race the fetch.
+    let pick = format!("#cdf-section input[data-arm='{resumed}']");
+    first.wait_for(
+        "the other run's arms in the CDF picker",
+        &format!("document.querySelector(\"{pick}\") != null"),
+    );
+    first.click(&pick);
     first.exec(
         "const s = document.querySelector('#trend-arm'); s.value = arguments[0]; \
          s.dispatchEvent(new Event('change', {bubbles: true}));",

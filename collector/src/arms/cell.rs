@@ -7,8 +7,6 @@ use std::fmt;
 
 use shared::{CertKind, KxGroup, Mode, Protocol, Resumption};
 
-use super::ArmSpec;
-
 /// A TLS version (the cell of a TLS arm cannot be plain TCP).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tls {
@@ -118,47 +116,12 @@ impl Cell {
             ..self
         }
     }
-
-    /// The timing loop's arm for this cell (no fault, phases on, the run's placement).
-    pub fn spec(&self) -> ArmSpec {
-        ArmSpec {
-            protocol: self.protocol(),
-            mode: self.handshake.mode(),
-            resumption: self.handshake.resumption(),
-            cert: Some(self.cert),
-            kx_group: Some(self.group),
-            ..ArmSpec::TCP_CONNECT
-        }
-    }
 }
 
 impl fmt::Display for Cell {
     /// The cell's part of an arm id, e.g. `tls13-resumed-ticket-rsa2048-x25519`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.spec(), f)
-    }
-}
-
-impl ArmSpec {
-    /// This arm's cell, when it is a TLS handshake arm with a cert and a pinned group
-    /// (not TCP, not 0-RTT, not a stack-default group).
-    pub fn cell(&self) -> Option<Cell> {
-        let tls = match self.protocol {
-            Protocol::Tcp => return None,
-            Protocol::Tls13 => Tls::Tls13,
-            Protocol::Tls12 => Tls::Tls12,
-        };
-        let handshake = match (self.mode, self.resumption) {
-            (Mode::Full, None) => HandshakeMode::Full,
-            (Mode::Resumed, Some(r)) => HandshakeMode::Resumed(r),
-            _ => return None,
-        };
-        Some(Cell {
-            tls,
-            handshake,
-            cert: self.cert?,
-            group: self.kx_group?,
-        })
     }
 }
 
@@ -170,6 +133,7 @@ pub fn tls13_only(group: KxGroup) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arms::ArmSpec;
 
     #[test]
     fn the_matrix_nests_cert_group_version_handshake_and_skips_tls12_hybrids() {

@@ -10,11 +10,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use rustls::{ServerConfig, ServerConnection};
-use shared::{CertKind, KxGroup, Mode, Protocol};
+use shared::{CertKind, KxGroup};
 
 use super::rustls::{facts, TlsClient};
 use super::server::{Handler, Server};
-use super::{ArmSpec, Fault, Handshake, Outcome, PhaseRecording, Session, SessionOptions};
+use super::SessionOptions;
+use super::{ArmKind, ArmSpec, Cell, Handshake, HandshakeMode, Outcome, PhaseRecording, Session};
 use super::{REQUEST, RESPONSE};
 use crate::certs::CertStore;
 
@@ -29,30 +30,20 @@ pub struct KeepAliveOutcome {
     pub first: Duration,
 }
 
-/// One keep-alive arm per protocol × cert × group (TLS 1.2 skips TLS 1.3-only groups).
+/// One keep-alive arm per full-handshake cell of cert × group × protocol (the matrix's
+/// order; TLS 1.2 skips TLS 1.3-only groups).
 pub fn arms(certs: &[CertKind], groups: &[KxGroup]) -> Vec<ArmSpec> {
-    let mut out = Vec::new();
-    for &cert in certs {
-        for &group in groups {
-            for protocol in [Protocol::Tls13, Protocol::Tls12] {
-                if protocol == Protocol::Tls12 && super::tls13_only(group) {
-                    continue;
-                }
-                out.push(ArmSpec {
-                    protocol,
-                    mode: Mode::KeepAlive,
-                    resumption: None,
-                    cert: Some(cert),
-                    kx_group: Some(group),
-                    fault: Fault::None,
-                    early_data: false,
-                    phases: PhaseRecording::Off,
-                    cpu: None,
-                });
-            }
-        }
-    }
-    out
+    Cell::matrix(certs, groups, &[HandshakeMode::Full])
+        .iter()
+        .map(|cell| ArmSpec {
+            phases: PhaseRecording::Off,
+            ..ArmSpec::of(ArmKind::KeepAlive {
+                tls: cell.tls,
+                cert: cell.cert,
+                group: cell.group,
+            })
+        })
+        .collect()
 }
 
 /// The server: a full handshake (the full arm's config), then an answer to every

@@ -17,23 +17,26 @@ pub mod gnutls;
 pub mod guard;
 pub mod haproxy;
 pub mod keepalive;
+pub mod kind;
 pub mod nginx;
 pub mod openssl;
 pub mod python;
 pub mod remote;
 pub mod rustls;
 pub mod server;
+pub mod set;
 pub mod tcp;
 pub mod trace;
 
 use std::fmt;
 use std::time::Duration;
 
-use shared::{CertKind, KxGroup, Mode, Protocol, Resumption, Stack};
+use shared::{CertKind, KxGroup, Protocol, Stack};
 
 use crate::certs::CertStore;
 use crate::netem::Placement;
 pub use cell::{tls13_only, Cell, HandshakeMode, Tls};
+pub use kind::{ArmKind, Unpinned};
 pub use server::ServerReport;
 
 /// Something that deliberately breaks an arm, so tests can see the breakage reported.
@@ -53,14 +56,9 @@ pub enum Fault {
 /// One arm, as a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ArmSpec {
-    pub protocol: Protocol,
-    pub mode: Mode,
-    pub resumption: Option<Resumption>,
-    pub cert: Option<CertKind>,
-    pub kx_group: Option<KxGroup>,
+    /// What the arm is: its kind, with exactly the parts that kind has.
+    pub kind: ArmKind,
     pub fault: Fault,
-    /// 0-RTT: a resumed TLS 1.3 arm whose request goes out as early data.
-    pub early_data: bool,
     /// Whether some connections record phase timestamps (rustls arms; see
     /// [`Session::set_traced`]).
     pub phases: PhaseRecording,
@@ -114,13 +112,8 @@ pub const END: &[u8] = b".";
 
 impl ArmSpec {
     pub const TCP_CONNECT: ArmSpec = ArmSpec {
-        protocol: Protocol::Tcp,
-        mode: Mode::Connect,
-        resumption: None,
-        cert: None,
-        kx_group: None,
+        kind: ArmKind::Connect,
         fault: Fault::None,
-        early_data: false,
         phases: PhaseRecording::On,
         cpu: None,
     };
@@ -128,23 +121,24 @@ impl ArmSpec {
     /// Readable, stable id: `tcp-connect`, `tls13-full-rsa2048-x25519`,
     /// `tls12-resumed-stateful-ecdsa-p256-x25519`, ...
     pub fn id(&self) -> String {
-        let mut parts: Vec<&str> = vec![match self.protocol {
+        let p = self.kind.parts();
+        let mut parts: Vec<&str> = vec![match p.protocol {
             Protocol::Tcp => "tcp",
             Protocol::Tls12 => "tls12",
             Protocol::Tls13 => "tls13",
         }];
-        if self.early_data {
+        if p.early_data {
             parts.push("0rtt");
         } else {
-            parts.push(self.mode.as_str());
-            if let Some(r) = self.resumption {
+            parts.push(p.mode.as_str());
+            if let Some(r) = p.resumption {
                 parts.push(r.as_str());
             }
         }
-        if let Some(c) = self.cert {
+        if let Some(c) = p.cert {
             parts.push(c.as_str());
         }
-        if let Some(g) = self.kx_group {
+        if let Some(g) = p.group {
             parts.push(g.as_str());
         }
         if let Some(cpu) = self.cpu {
@@ -155,22 +149,22 @@ impl ArmSpec {
     }
 
     pub fn stack(&self) -> Stack {
-        match self.protocol {
-            Protocol::Tcp => Stack::KernelTcp,
-            Protocol::Tls12 | Protocol::Tls13 => Stack::Rustls,
+        match self.kind {
+            ArmKind::Connect => Stack::KernelTcp,
+            _ => Stack::Rustls,
         }
     }
 
     /// What one sample covers, in words (written into the evidence).
     pub fn timed_window(&self, request: bool) -> &'static str {
-        if self.mode == Mode::KeepAlive {
+        if let ArmKind::KeepAlive { .. } = self.kind {
             return "keep-alive: one connection per sample (socket, connect(), a full rustls handshake), then N requests one after the other on it, each written after the previous response's last byte; a sample is the mean, over requests 2..N, of the time from writing a request until its response's first byte (settings.extra.keepalive has N); the first request's TTFB (from before the socket is created, as the full arm's) is in `keepalive`; excludes close";
         }
-        match (self.protocol, request || self.early_data) {
+        match (self.protocol(), request || self.early_data()) {
             (Protocol::Tcp, false) => "TCP connect: from before the client's socket is created (socket(), TCP_NODELAY, SO_LINGER {on, 0}, timeouts) until connect() returns (SYN, SYN-ACK, ACK); excludes the server's app byte and close",
             (Protocol::Tcp, true) => "TTFB over TCP: from before the client's socket is created until the client reads the first response byte to its request (sent right after connect); excludes close",
             (_, false) => "connect + TLS handshake, in the order real clients do it: from before the client's socket is created; socket, connect(), then the rustls ClientConnection (ClientHello, key share, PSK binder), then handshake I/O until the handshake is complete and the client's last flight is written; excludes certificate generation, the server's 1-byte app record (read after the timer, so TLS 1.3 tickets are processed) and close. The client starts its next connection only after the server reported this one, which it does after the client's close",
-            (_, true) if self.early_data => "TTFB with 0-RTT: from before the client's socket is created; socket, connect(), then the rustls ClientConnection with the request written as TLS 1.3 early data (it leaves with the ClientHello), until the client reads the first response byte; the server answers before the handshake completes (half-RTT data); excludes close",
+            (_, true) if self.early_data() => "TTFB with 0-RTT: from before the client's socket is created; socket, connect(), then the rustls ClientConnection with the request written as TLS 1.3 early data (it leaves with the ClientHello), until the client reads the first response byte; the server answers before the handshake completes (half-RTT data); excludes close",
             (_, true) => "TTFB over TLS: from before the client's socket is created; socket, connect(), the rustls ClientConnection, the handshake, the request sent as soon as the handshake allows, until the client reads the first response byte; excludes close",
         }
     }
@@ -181,14 +175,12 @@ impl ArmSpec {
         certs: &CertStore,
         opts: &SessionOptions,
     ) -> anyhow::Result<Box<dyn Session>> {
-        match self.protocol {
-            Protocol::Tcp => Ok(Box::new(tcp::TcpSession::start(opts)?)),
-            _ if self.mode == Mode::KeepAlive => Ok(Box::new(keepalive::KeepAliveSession::start(
+        match self.kind {
+            ArmKind::Connect => Ok(Box::new(tcp::TcpSession::start(opts)?)),
+            ArmKind::KeepAlive { .. } => Ok(Box::new(keepalive::KeepAliveSession::start(
                 self, certs, opts,
             )?)),
-            Protocol::Tls12 | Protocol::Tls13 => {
-                Ok(Box::new(rustls::TlsSession::start(self, certs, opts)?))
-            }
+            _ => Ok(Box::new(rustls::TlsSession::start(self, certs, opts)?)),
         }
     }
 }
@@ -273,14 +265,10 @@ pub fn default_set(certs: &[CertKind], groups: &[KxGroup], zero_rtt: bool) -> Ve
         arms.push(cell.spec());
         let last = cell.handshake == HandshakeMode::ALL[HandshakeMode::ALL.len() - 1];
         if zero_rtt && cell.tls == Tls::Tls13 && last {
-            arms.push(ArmSpec {
-                early_data: true,
-                ..Cell {
-                    handshake: HandshakeMode::Resumed(Resumption::Stateful),
-                    ..cell
-                }
-                .spec()
-            });
+            arms.push(ArmSpec::of(ArmKind::ZeroRtt {
+                cert: cell.cert,
+                group: cell.group,
+            }));
         }
     }
     arms
@@ -324,6 +312,7 @@ fn glob(pattern: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shared::Resumption;
 
     #[test]
     fn default_set_has_tcp_and_six_tls_arms_per_cert() {
@@ -351,7 +340,7 @@ mod tests {
         );
         let zero: Vec<String> = arms
             .iter()
-            .filter(|a| a.early_data)
+            .filter(|a| a.early_data())
             .map(ArmSpec::id)
             .collect();
         assert_eq!(
@@ -361,16 +350,15 @@ mod tests {
                 "tls13-0rtt-ecdsa-p256-x25519mlkem768"
             ]
         );
-        assert!(arms
-            .iter()
-            .filter(|a| a.early_data)
-            .all(|a| a.protocol == Protocol::Tls13 && a.resumption == Some(Resumption::Stateful)));
+        assert!(arms.iter().filter(|a| a.early_data()).all(
+            |a| a.protocol() == Protocol::Tls13 && a.resumption() == Some(Resumption::Stateful)
+        ));
     }
 
     #[test]
     fn tls12_skips_tls13_only_groups() {
         let arms = default_set(&[CertKind::Ed25519], &[KxGroup::X25519Mlkem768], false);
-        assert!(arms.iter().all(|a| a.protocol != Protocol::Tls12));
+        assert!(arms.iter().all(|a| a.protocol() != Protocol::Tls12));
         assert_eq!(arms.len(), 4);
     }
 

@@ -141,10 +141,14 @@ fn run(spec: ArmSpec) -> ArmRun {
 
 fn tls(phases: PhaseRecording) -> ArmSpec {
     ArmSpec {
-        protocol: Protocol::Tls13,
-        mode: Mode::Full,
-        cert: Some(CertKind::EcdsaP256),
-        kx_group: Some(KxGroup::X25519),
+        kind: crate::arms::ArmKind::from_parts(crate::arms::Unpinned {
+            protocol: Protocol::Tls13,
+            mode: Mode::Full,
+            resumption: None,
+            cert: Some(CertKind::EcdsaP256),
+            group: Some(KxGroup::X25519),
+            early_data: false,
+        }),
         phases,
         ..ArmSpec::TCP_CONNECT
     }

@@ -179,10 +179,14 @@ mod tests {
     fn a_ratio_is_paired_only_within_one_round_group() {
         use crate::arms::ArmSpec;
         let full = ArmSpec {
-            protocol: shared::Protocol::Tls13,
-            mode: Mode::Full,
-            cert: Some(shared::CertKind::EcdsaP256),
-            kx_group: Some(shared::KxGroup::X25519),
+            kind: crate::arms::ArmKind::from_parts(crate::arms::Unpinned {
+                protocol: shared::Protocol::Tls13,
+                mode: Mode::Full,
+                resumption: None,
+                cert: Some(shared::CertKind::EcdsaP256),
+                group: Some(shared::KxGroup::X25519),
+                early_data: false,
+            }),
             ..ArmSpec::TCP_CONNECT
         };
         let rounds = [20; 8];

@@ -2,6 +2,7 @@
 //! same provider in the same run. A handshake cannot be faster than its floor; what is
 //! above it is framing, hashing, syscalls and wake-ups.
 
+mod args;
 pub mod primitives;
 pub mod signatures;
 
@@ -11,6 +12,7 @@ use anyhow::Result;
 use shared::{Arm, CertKind, FloorPart, KxGroup, Mode, Primitive, Protocol, Side, Stack};
 
 use crate::arms::ArmSpec;
+pub use args::FloorArgs;
 use primitives::{
     ecdh_curve, ecdh_names, Timed, MLKEM_DECAPSULATE, MLKEM_ENCAPSULATE, MLKEM_KEYGEN,
 };
@@ -84,10 +86,10 @@ pub fn measure(arms: &[Arm], ops_per_primitive: usize) -> Result<Vec<Timed>> {
 pub fn measure_planned(specs: &[ArmSpec], ops_per_primitive: usize) -> Result<Vec<Timed>> {
     let certs: BTreeSet<CertKind> = specs
         .iter()
-        .filter(|a| a.mode != Mode::Resumed)
-        .filter_map(|a| a.cert)
+        .filter(|a| a.mode() != Mode::Resumed)
+        .filter_map(|a| a.cert())
         .collect();
-    let groups: BTreeSet<KxGroup> = specs.iter().filter_map(|a| a.kx_group).collect();
+    let groups: BTreeSet<KxGroup> = specs.iter().filter_map(|a| a.kx_group()).collect();
     time_for(&certs, &groups, ops_per_primitive)
 }
 
@@ -123,7 +125,7 @@ fn time_for(
 }
 
 /// `collector floor`: times the primitives and prints the table.
-pub fn command(args: &crate::cli::FloorArgs) -> Result<std::process::ExitCode> {
+pub fn command(args: &FloorArgs) -> Result<std::process::ExitCode> {
     let certs: BTreeSet<CertKind> = args.certs.iter().copied().collect();
     let groups: BTreeSet<KxGroup> = args.groups.iter().copied().collect();
     eprintln!(

@@ -250,13 +250,15 @@ mod tests {
         for cert in kinds {
             for protocol in [Protocol::Tls13, Protocol::Tls12] {
                 let spec = ArmSpec {
-                    protocol,
-                    mode: Mode::Full,
-                    resumption: None,
-                    cert: Some(cert),
-                    kx_group: Some(KxGroup::X25519),
+                    kind: crate::arms::ArmKind::from_parts(crate::arms::Unpinned {
+                        protocol,
+                        mode: Mode::Full,
+                        resumption: None,
+                        cert: Some(cert),
+                        group: Some(KxGroup::X25519),
+                        early_data: false,
+                    }),
                     fault: Fault::None,
-                    early_data: false,
                     phases: crate::arms::PhaseRecording::Off,
                     cpu: None,
                 };

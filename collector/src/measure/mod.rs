@@ -318,7 +318,7 @@ pub fn run(
             let can_trace = session.set_traced(false);
             let traces = plan.trace_every > 0 && can_trace;
             ArmRun {
-                request: plan.request || s.early_data,
+                request: plan.request || s.early_data(),
                 server_reports: session.server_reports(),
                 traced: traces.then(|| Traced {
                     untraced_per_traced: plan.trace_every,

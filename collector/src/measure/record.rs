@@ -50,11 +50,11 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         client_stack: spec.stack(),
         server_stack: spec.stack(),
         peer_version: None,
-        protocol: spec.protocol,
-        mode: spec.mode,
-        resumption: spec.resumption,
-        cert: spec.cert,
-        kx_group: spec.kx_group,
+        protocol: spec.protocol(),
+        mode: spec.mode(),
+        resumption: spec.resumption(),
+        cert: spec.cert(),
+        kx_group: spec.kx_group(),
         timed_window: spec.timed_window(run.request).to_string(),
         ttfb: run.request,
         attempted: run.attempted,
@@ -65,7 +65,7 @@ pub fn build_arm(run: &ArmRun) -> Arm {
             server: kinds.map_or(0, |k| k.server.resumed),
         },
         handshake_kinds: kinds,
-        verified: Some(if spec.protocol == Protocol::Tcp {
+        verified: Some(if spec.protocol() == Protocol::Tcp {
             Verified::NOT_APPLICABLE
         } else if run.server_reports {
             Verified::BOTH
@@ -162,6 +162,6 @@ pub(crate) fn phase_recording(run: &ArmRun) -> Option<bool> {
     if !run.traces.is_empty() || run.traced.as_ref().is_some_and(|t| t.attempted > 0) {
         return Some(true);
     }
-    let rustls_client = run.spec.protocol != Protocol::Tcp && run.spec.stack() == Stack::Rustls;
+    let rustls_client = run.spec.protocol() != Protocol::Tcp && run.spec.stack() == Stack::Rustls;
     (rustls_client && !run.request && run.spec.phases != PhaseRecording::On).then_some(false)
 }

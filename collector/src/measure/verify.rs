@@ -7,7 +7,7 @@ use crate::arms::{ArmSpec, Handshake, Outcome};
 /// Every way `outcome` breaks `arm`'s promise (empty when it kept it). With
 /// `server_reports` false (an external peer server) only the client's report is checked.
 pub fn check(arm: &ArmSpec, outcome: &Outcome, server_reports: bool) -> Vec<String> {
-    if arm.protocol == Protocol::Tcp {
+    if arm.protocol() == Protocol::Tcp {
         return Vec::new();
     }
     let mut problems = Vec::new();
@@ -23,16 +23,16 @@ pub fn check(arm: &ArmSpec, outcome: &Outcome, server_reports: bool) -> Vec<Stri
 
 /// Every way one end's report breaks `arm`'s promise.
 pub fn check_side(arm: &ArmSpec, side: &str, h: &Handshake, problems: &mut Vec<String>) {
-    if arm.early_data && h.early_data.is_none_or(|(_, accepted)| !accepted) {
+    if arm.early_data() && h.early_data.is_none_or(|(_, accepted)| !accepted) {
         problems.push(format!("{side} did not accept early data (0-RTT)"));
     }
     if h.expected_cert == Some(false) {
         problems.push(format!(
             "{side} saw a certificate other than the arm's {:?} leaf",
-            arm.cert
+            arm.cert()
         ));
     }
-    let expected_kind = match arm.mode {
+    let expected_kind = match arm.mode() {
         Mode::Resumed => rustls::HandshakeKind::Resumed,
         _ => rustls::HandshakeKind::Full,
     };
@@ -43,7 +43,7 @@ pub fn check_side(arm: &ArmSpec, side: &str, h: &Handshake, problems: &mut Vec<S
             kind_name(expected_kind)
         ));
     }
-    let expected_version = match arm.protocol {
+    let expected_version = match arm.protocol() {
         Protocol::Tls12 => rustls::ProtocolVersion::TLSv1_2,
         _ => rustls::ProtocolVersion::TLSv1_3,
     };
@@ -54,8 +54,8 @@ pub fn check_side(arm: &ArmSpec, side: &str, h: &Handshake, problems: &mut Vec<S
         ));
     }
     // A TLS 1.2 resumption runs no key exchange; every other handshake must use the pinned group.
-    let needs_kx = !(arm.protocol == Protocol::Tls12 && h.kind == rustls::HandshakeKind::Resumed);
-    if let Some(pinned) = arm.kx_group.filter(|_| needs_kx) {
+    let needs_kx = !(arm.protocol() == Protocol::Tls12 && h.kind == rustls::HandshakeKind::Resumed);
+    if let Some(pinned) = arm.kx_group().filter(|_| needs_kx) {
         let want = named_group(pinned);
         if h.kx_group != Some(want) {
             problems.push(format!(
@@ -94,13 +94,15 @@ mod tests {
 
     fn arm(protocol: Protocol, mode: Mode) -> ArmSpec {
         ArmSpec {
-            protocol,
-            mode,
-            resumption: (mode == Mode::Resumed).then_some(Resumption::Ticket),
-            cert: Some(CertKind::EcdsaP256),
-            kx_group: Some(KxGroup::X25519),
+            kind: crate::arms::ArmKind::from_parts(crate::arms::Unpinned {
+                protocol,
+                mode,
+                resumption: (mode == Mode::Resumed).then_some(Resumption::Ticket),
+                cert: Some(CertKind::EcdsaP256),
+                group: Some(KxGroup::X25519),
+                early_data: false,
+            }),
             fault: Fault::None,
-            early_data: false,
             phases: crate::arms::PhaseRecording::On,
             cpu: None,
         }
@@ -223,11 +225,10 @@ mod tests {
 
     #[test]
     fn refused_early_data_is_flagged_on_each_end_that_refused() {
-        let zero_rtt = ArmSpec {
-            early_data: true,
-            resumption: Some(Resumption::Stateful),
-            ..arm(Protocol::Tls13, Mode::Resumed)
-        };
+        let zero_rtt = ArmSpec::of(crate::arms::ArmKind::ZeroRtt {
+            cert: CertKind::EcdsaP256,
+            group: KxGroup::X25519,
+        });
         let mut o = outcome(Resumed, TLSv1_3, Some(X25519));
         o.client.as_mut().unwrap().early_data = Some((true, true));
         o.server.as_mut().unwrap().early_data = Some((true, true));

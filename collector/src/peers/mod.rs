@@ -10,6 +10,7 @@
 
 pub mod arm;
 pub mod files;
+pub mod launch;
 pub mod plan;
 pub mod port_log;
 pub mod private_dir;

@@ -20,6 +20,42 @@ pub struct Line {
     pub handshake: Handshake,
 }
 
+impl Line {
+    /// A line of a server that logs as OpenSSL names things: the client's `port` (as
+    /// text), the handshake `kind` it saw, the `protocol` OpenSSL prints (`TLSv1.3`,
+    /// `TLSv1.2`; anything else is an unknown version) and the group where known. The
+    /// rest of the server's view (cipher, certificate, early data) is not in such a log.
+    pub fn openssl(
+        line: &str,
+        port: &str,
+        kind: rustls::HandshakeKind,
+        protocol: &str,
+        kx_group: Option<rustls::NamedGroup>,
+    ) -> Result<Line> {
+        let port: u16 = port
+            .parse()
+            .with_context(|| format!("bad client port in {line:?}"))?;
+        let protocol = match protocol {
+            "TLSv1.3" => Some(rustls::ProtocolVersion::TLSv1_3),
+            "TLSv1.2" => Some(rustls::ProtocolVersion::TLSv1_2),
+            _ => None,
+        };
+        Ok(Line {
+            port,
+            handshake: Handshake {
+                kind,
+                protocol,
+                kx_group,
+                cipher_suite: None,
+                expected_cert: None,
+                early_data: None,
+                trace: None,
+                cpu: None,
+            },
+        })
+    }
+}
+
 /// A log read from where it ended when the reader was made.
 pub struct PortLog {
     path: PathBuf,

@@ -9,7 +9,7 @@ use rustls::{ClientConfig, RootCertStore};
 use shared::{CertKind, KxGroup};
 
 use crate::arms::rustls::{provider, TlsClient};
-use crate::arms::{ArmSpec, Cell, PhaseRecording, SessionOptions, Tls};
+use crate::arms::{ArmKind, ArmSpec, Cell, PhaseRecording, SessionOptions, Tls};
 use crate::certs::CertStore;
 
 /// One full handshake to `addr` with the rustls client of `spec` (recording off), which
@@ -25,15 +25,13 @@ pub fn presents_leaf(
     addr: SocketAddr,
     io_timeout: Duration,
 ) -> Result<()> {
+    let Some(cell) = spec.cell().map(Cell::full) else {
+        bail!("{spec} is not a TLS handshake arm with a pinned group: no readiness probe");
+    };
     let probe = ArmSpec {
-        mode: shared::Mode::Full,
-        resumption: None,
-        early_data: false,
+        kind: ArmKind::Handshake(cell),
         phases: PhaseRecording::Off,
         ..*spec
-    };
-    let Some(cell) = probe.cell() else {
-        bail!("{spec} is not a TLS handshake arm with a pinned group: no readiness probe");
     };
     let opts = SessionOptions::loopback(io_timeout, false);
     let client = match tls12_ecdsa_curve(&cell) {
@@ -107,7 +105,7 @@ mod tests {
         let ours = CertStore::generate([CertKind::EcdsaP256]).unwrap();
         let spec = default_set(&[CertKind::EcdsaP256], &[KxGroup::X25519], false)
             .into_iter()
-            .find(|s| s.protocol == Protocol::Tls13 && s.mode == Mode::Full)
+            .find(|s| s.protocol() == Protocol::Tls13 && s.mode() == Mode::Full)
             .unwrap();
         let t = Duration::from_secs(5);
         presents_leaf(&spec, &ours, one_tls_server(&ours), t).expect("our own leaf");

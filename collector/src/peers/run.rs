@@ -155,7 +155,7 @@ impl Phase {
         if !runnable.is_empty() {
             let certs: Vec<CertKind> = runnable
                 .iter()
-                .filter_map(|&i| self.arms[i].spec.cert)
+                .filter_map(|&i| self.arms[i].spec.cert())
                 .collect();
             let store = CertStore::generate(certs.iter().copied())?;
             let dir = PrivateDir::create()?;

@@ -13,14 +13,15 @@ use std::net::SocketAddr;
 use std::path::Path;
 
 use anyhow::Result;
-use shared::{Arm, Stack};
+use shared::{Arm, CertKind, KxGroup, Protocol, Resumption, Stack};
 
 use super::plan::{PeerArm, Tool};
+use super::process::ServerProcess;
 use super::ready::presents_leaf;
 use super::work::Work;
 use super::PeerArgs;
 use crate::arms::rustls::www::{Exchange, ServerView, WwwClient, HTTP_X};
-use crate::arms::{Cell, Session};
+use crate::arms::{Cell, HandshakeMode, Session};
 
 /// A peer TLS server the rustls client measures: which setup each cell needs, and how to
 /// start a server for it.
@@ -28,11 +29,13 @@ pub trait ServerStack: Sync {
     /// What one server process is configured with (one process per distinct setup).
     type Setup: Copy + Ord + fmt::Debug;
     type Server: PeerServer;
-    /// Its name in messages, arm ids (`rustls-vs-<name>-…`) and round groups
-    /// (`peer-<name>`), e.g. `nginx`, `gnutls-serv`.
-    fn server_name(&self) -> &'static str;
     /// The program that runs the server.
     fn server_tool(&self) -> Tool;
+    /// Its name in messages and round groups (`peer-<name>`), e.g. `nginx`,
+    /// `gnutls-serv`: its program's unless the stack says otherwise.
+    fn server_name(&self) -> &'static str {
+        self.server_tool().program
+    }
     /// What the client sends after the handshake and the answer it waits for.
     fn exchange(&self) -> Exchange {
         HTTP_X
@@ -62,6 +65,86 @@ pub trait PeerServer {
     fn problem(&self) -> Option<String> {
         None
     }
+}
+
+/// A server that gives no report of its connections is just its process: its end of
+/// each connection is unverified.
+impl PeerServer for ServerProcess {
+    fn addr(&self) -> SocketAddr {
+        ServerProcess::addr(self)
+    }
+
+    fn view(&self) -> Result<Option<Box<dyn ServerView>>> {
+        Ok(None)
+    }
+
+    fn check_alive(&mut self) -> Result<()> {
+        ServerProcess::check_alive(self)
+    }
+}
+
+/// What most server stacks start one process for: a cell's certificate, version and
+/// group, and whether session tickets are on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CellSetup {
+    pub cert: CertKind,
+    pub protocol: Protocol,
+    pub group: KxGroup,
+    /// Session tickets on; off, only the server's session cache can resume.
+    pub tickets: bool,
+}
+
+impl CellSetup {
+    /// The setup of `cell`'s arm: tickets off for the stateful arms (so what resumes
+    /// them is the session cache), on for the others.
+    pub fn of(cell: &Cell) -> CellSetup {
+        CellSetup {
+            cert: cell.cert,
+            protocol: cell.protocol(),
+            group: cell.group,
+            tickets: cell.handshake != HandshakeMode::Resumed(Resumption::Stateful),
+        }
+    }
+
+    /// `rsa2048-tls13-x25519`: certificate, version and group, as in file names.
+    pub fn stem(&self) -> String {
+        setup_stem(self.cert, self.protocol, self.group)
+    }
+
+    /// Its name in file names, e.g. `rsa2048-tls13-x25519-tickets` or `…-no-tickets`.
+    pub fn name(&self) -> String {
+        let tickets = if self.tickets {
+            "tickets"
+        } else {
+            "no-tickets"
+        };
+        format!("{}-{tickets}", self.stem())
+    }
+}
+
+/// `rsa2048-tls13-x25519`: a server setup's certificate, version and group, as in the
+/// names of its files.
+pub fn setup_stem(cert: CertKind, protocol: Protocol, group: KxGroup) -> String {
+    let tls = if protocol == Protocol::Tls12 {
+        "tls12"
+    } else {
+        "tls13"
+    };
+    format!("{cert}-{tls}-{group}")
+}
+
+/// A server stack's whole run when all its arms are the rustls client against it: start
+/// the servers, measure, check them and record.
+pub fn run_rustls_against<S: ServerStack>(
+    stack: &S,
+    w: &Work,
+    idx: &[usize],
+    records: &mut [Option<Arm>],
+) -> Result<()> {
+    let mut servers = Servers::new(stack, w)?;
+    servers.run_rustls_arms(idx, records);
+    servers.finish(records);
+    Ok(())
 }
 
 /// The detail of a rustls-client arm against a server stack: its cell.
@@ -210,5 +293,33 @@ impl<'a, S: ServerStack> Servers<'a, S> {
         for (i, e) in std::mem::take(&mut self.errors) {
             records[i] = Some(self.w.arms[i].error_arm(Some(self.version.to_string()), e));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arms::Tls;
+
+    #[test]
+    fn stateful_arms_get_a_setup_without_tickets() {
+        let cell = |handshake| Cell {
+            tls: Tls::Tls12,
+            handshake,
+            cert: CertKind::Rsa2048,
+            group: KxGroup::Secp256r1,
+        };
+        let stateful = CellSetup::of(&cell(HandshakeMode::Resumed(Resumption::Stateful)));
+        assert!(!stateful.tickets);
+        assert_eq!(stateful.name(), "rsa2048-tls12-secp256r1-no-tickets");
+        for h in [
+            HandshakeMode::Full,
+            HandshakeMode::Resumed(Resumption::Ticket),
+        ] {
+            let s = CellSetup::of(&cell(h));
+            assert!(s.tickets, "{h:?}");
+            assert_eq!(s.name(), "rsa2048-tls12-secp256r1-tickets");
+        }
+        assert_eq!(stateful.stem(), "rsa2048-tls12-secp256r1");
     }
 }

@@ -22,7 +22,7 @@ use shared::{Arm, Evidence, Mode, Protocol, Resumption, Run, ServerProbe, Stack,
 use time::OffsetDateTime;
 
 use crate::arms::remote::{self, Check, Client, Pacer, RemoteSession, RemoteTcp, Resume, Target};
-use crate::arms::{ArmSpec, Fault, PhaseRecording, Session};
+use crate::arms::{ArmKind, ArmSpec, Fault, PhaseRecording, Session, Unpinned};
 use crate::evidence::{self, environment, write};
 use crate::measure::{self, ArmRun, Plan};
 use crate::run::record;
@@ -88,14 +88,17 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
     )];
     let mut skipped: Vec<(ArmSpec, String)> = Vec::new();
     for (protocol, mode, resumption, early, capability, resume) in ARMS {
+        // The server's certificate is not one of the lab's: unpinned.
         let spec = ArmSpec {
-            protocol,
-            mode,
-            resumption,
-            cert: None,
-            kx_group: d.group.get(&protocol).copied(),
+            kind: ArmKind::Unpinned(Unpinned {
+                protocol,
+                mode,
+                resumption,
+                cert: None,
+                group: d.group.get(&protocol).copied(),
+                early_data: early,
+            }),
             fault: Fault::None,
-            early_data: early,
             phases: PhaseRecording::Off,
             cpu: None,
         };

@@ -99,13 +99,15 @@ fn a_probe_over_a_20ms_path_sees_the_round_trips() {
             let d = discover::discover(&target).unwrap();
             let group = d.group[&Protocol::Tls13];
             let spec = |mode, resumption| ArmSpec {
-                protocol: Protocol::Tls13,
-                mode,
-                resumption,
-                cert: None,
-                kx_group: Some(group),
+                kind: crate::arms::ArmKind::from_parts(crate::arms::Unpinned {
+                    protocol: Protocol::Tls13,
+                    mode,
+                    resumption,
+                    cert: None,
+                    group: Some(group),
+                    early_data: false,
+                }),
                 fault: Fault::None,
-                early_data: false,
                 phases: PhaseRecording::Off,
                 cpu: None,
             };

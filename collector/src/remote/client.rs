@@ -106,7 +106,7 @@ impl Remote {
                 continue;
             }
             let addr = SocketAddr::new(self.target.ip(), served.port);
-            let client = match spec.cert {
+            let client = match spec.cert() {
                 None => None,
                 Some(kind) => {
                     let leaf = self

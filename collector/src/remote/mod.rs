@@ -2,6 +2,7 @@
 //! and answers, per connection, what its end saw; `collector run --target` runs the
 //! client side against it.
 
+mod args;
 pub mod client;
 mod secure;
 pub mod serve;

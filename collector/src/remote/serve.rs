@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
+pub use super::args::ServeArgs;
 use super::secure;
 use super::session::{accept_control, guard_all, Control};
 use super::wire::{Manifest, ServedArm, PROTOCOL_VERSION};
 use crate::arms::server::Server;
 use crate::arms::{self, rustls as tls, tcp, SessionOptions};
 use crate::certs::CertStore;
-use crate::cli::ServeArgs;
 use crate::evidence::{environment, write};
 use crate::netem::Placement;
 
@@ -55,7 +55,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     let certs = CertStore::generate(
         specs
             .iter()
-            .filter_map(|s| s.cert)
+            .filter_map(|s| s.cert())
             .chain(std::iter::once(control_kind)),
     )?;
     write::write_atomic(&args.ca_out, certs.ca_bundle().as_bytes())?;
@@ -72,7 +72,7 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
     let mut servers: HashMap<String, Server> = HashMap::new();
     let mut served = Vec::new();
     for spec in &specs {
-        let server = match spec.protocol {
+        let server = match spec.protocol() {
             shared::Protocol::Tcp => tcp::start_server(&opts)?,
             _ => tls::start_server(spec, &certs, &opts, 1)?,
         };

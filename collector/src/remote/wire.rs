@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use shared::{CertKind, Environment, KxGroup, Mode, Protocol, Resumption};
 
-use crate::arms::{ArmSpec, Fault, Handshake};
+use crate::arms::{ArmKind, ArmSpec, Fault, Handshake, Unpinned};
 
 /// Bumped when the protocol changes; both ends must agree. 2: `hello` with a token.
 pub const PROTOCOL_VERSION: u32 = 2;
@@ -65,24 +65,26 @@ impl ServedArm {
         ServedArm {
             id: spec.id(),
             port,
-            protocol: spec.protocol,
-            mode: spec.mode,
-            resumption: spec.resumption,
-            cert: spec.cert,
-            kx_group: spec.kx_group,
-            early_data: spec.early_data,
+            protocol: spec.protocol(),
+            mode: spec.mode(),
+            resumption: spec.resumption(),
+            cert: spec.cert(),
+            kx_group: spec.kx_group(),
+            early_data: spec.early_data(),
         }
     }
 
     pub fn spec(&self) -> ArmSpec {
         ArmSpec {
-            protocol: self.protocol,
-            mode: self.mode,
-            resumption: self.resumption,
-            cert: self.cert,
-            kx_group: self.kx_group,
+            kind: ArmKind::from_parts(Unpinned {
+                protocol: self.protocol,
+                mode: self.mode,
+                resumption: self.resumption,
+                cert: self.cert,
+                group: self.kx_group,
+                early_data: self.early_data,
+            }),
             fault: Fault::None,
-            early_data: self.early_data,
             // The client's moments are recorded; the server's stay on its host (another
             // clock), so a two-host arm has no decomposition.
             phases: crate::arms::PhaseRecording::On,

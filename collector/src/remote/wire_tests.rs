@@ -21,13 +21,15 @@ where
 
 fn manifest() -> Manifest {
     let spec = ArmSpec {
-        protocol: Protocol::Tls13,
-        mode: Mode::Resumed,
-        resumption: Some(Resumption::Ticket),
-        cert: Some(CertKind::EcdsaP256),
-        kx_group: Some(KxGroup::X25519),
+        kind: crate::arms::ArmKind::from_parts(crate::arms::Unpinned {
+            protocol: Protocol::Tls13,
+            mode: Mode::Resumed,
+            resumption: Some(Resumption::Ticket),
+            cert: Some(CertKind::EcdsaP256),
+            group: Some(KxGroup::X25519),
+            early_data: true,
+        }),
         fault: Fault::None,
-        early_data: true,
         phases: crate::arms::PhaseRecording::On,
         cpu: None,
     };

@@ -1,5 +1,7 @@
 //! `collector run`: plan, measure, write evidence, summarize.
 
+mod args;
+mod options;
 mod phases;
 mod placement;
 mod plan;
@@ -10,21 +12,21 @@ mod sockets;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use shared::{CertKind, Evidence, KxGroup, Run, Tool, SCHEMA_VERSION};
+use shared::{Evidence, Run, Tool, SCHEMA_VERSION};
 use time::OffsetDateTime;
 
-use crate::arms::{self, ArmSpec, Fault, SessionOptions};
+use crate::arms::{self, ArmSpec, Fault, PhaseRecording, SessionOptions};
 use crate::certs::CertStore;
-use crate::cli::RunArgs;
 use crate::evidence::{self, environment, write};
 use crate::floor;
 use crate::measure::{self, capacity, open_loop, rtt};
 use crate::peers;
 use crate::remote;
 use crate::report;
+pub use args::{RttList, RunArgs};
+pub use options::{RunOptions, Target};
 
 /// Exit status when an arm's evidence carries an error.
 pub const EXIT_ARM_ERROR: u8 = 3;
@@ -33,32 +35,27 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// `collector run`; after a signal, its status whatever else happened (see `signals`).
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    signals::outcome(run_to_the_end(args))
+    // Every flag is checked and typed once, before anything is measured.
+    let opts = RunOptions::build(args);
+    signals::outcome(opts.and_then(run_to_the_end))
 }
 
-fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
-    let (certs, groups) = if args.matrix {
-        (CertKind::ALL.to_vec(), KxGroup::ALL.to_vec())
-    } else {
-        (args.set.certs.clone(), args.set.groups.clone())
-    };
-    let rtts = args.rtt.as_deref().map(plan::parse_rtts).transpose()?;
-    // Checked before anything is measured.
-    open_loop_options(&args, 0, Duration::ZERO).check()?;
-    let request = args.request || rtts.is_some();
+fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
+    let (certs, groups) = (&args.certs, &args.groups);
+    let request = args.request;
     // Peer tools are looked up before measuring (`--require-peers` fails fast); peer
     // arms run on plain loopback only.
-    let on_loopback = rtts.is_none() && args.target.is_none();
+    let on_loopback = args.on_loopback();
     let peer_phase = peers::Phase::prepare(
         &args.peers,
-        &certs,
-        &groups,
+        certs,
+        groups,
         args.arms.as_deref(),
         on_loopback,
     )?;
-    let mut specs = arms::default_set(&certs, &groups, request);
+    let mut specs = arms::default_set(certs, groups, request);
     if request && args.target.is_none() {
-        specs.extend(arms::keepalive::arms(&certs, &groups));
+        specs.extend(arms::keepalive::arms(certs, groups));
     }
     if let Some(f) = &args.arms {
         let all: Vec<String> = specs
@@ -75,7 +72,7 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
             );
         }
     }
-    phases::plan(&mut specs, args.no_phases);
+    phases::plan(&mut specs, args.phases);
     // Where the ends run is decided before any thread or peer starts: this thread (the
     // client) is pinned now, and everything it starts inherits or re-pins.
     let cpu = crate::cpu::install(args.placement).context("could not pin the client thread")?;
@@ -94,16 +91,11 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
         peer_phase.ids().iter().for_each(|id| println!("{id}"));
         return Ok(ExitCode::SUCCESS);
     }
-    let fault = match (args.break_resumption, args.refuse_early_data) {
-        (true, _) => Fault::NoSessionStore,
-        (_, true) => Fault::NoEarlyData,
-        _ => Fault::None,
-    };
-    specs.iter_mut().for_each(|s| s.fault = fault);
+    specs.iter_mut().for_each(|s| s.fault = args.fault);
     // A remote target is refused before anything else happens (nothing measured, timed
     // or connected); remote::client checks it again where it connects.
     if let Some(target) = &args.target {
-        remote::serve::check_address(target, args.allow_remote, "--target")?;
+        remote::serve::check_address(&target.addr, target.allow_remote, "--target")?;
     }
     write::check_writable(&args.out)
         .map_err(|e| anyhow::anyhow!("{e:#} (checked before measuring; nothing was run)"))?;
@@ -117,9 +109,9 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
         );
     }
 
-    let (plan, warmup) = plan::plan(&args, rtts.is_some(), request);
+    let plan = &args.plan;
     let (samples, seed) = (plan.samples, plan.seed);
-    let io_timeout = Duration::from_millis(args.io_timeout_ms);
+    let io_timeout = args.io_timeout;
 
     let socket_options = sockets::SocketOptions::probe(io_timeout)
         .context("reading back the socket options on a loopback probe connection")?;
@@ -134,7 +126,7 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
         args.out.display()
     );
     // One hop before and after the arms (loopback runs with phase recording).
-    let measure_hop = !args.no_phases && !request && args.target.is_none();
+    let measure_hop = args.phases == PhaseRecording::On && !request && args.target.is_none();
     let hop_before = if measure_hop {
         phases::hop_pass(io_timeout)
     } else {
@@ -142,43 +134,42 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
     };
     // The primitives are timed before the arms and again after them; the floor uses both
     // passes pooled, and the evidence keeps each pass's median.
-    let floor_before = if args.no_floor {
+    let floor_before = if !args.floor {
         Vec::new()
     } else {
         eprintln!("collector: timing the public-key primitives for the crypto floor");
         let mut planned = specs.clone();
-        if !args.concurrency.is_empty() || !args.open_loop_rates.is_empty() {
-            planned.push(capacity::base_spec(&certs, &groups));
+        if args.load_arms() {
+            planned.push(capacity::base_spec(certs, groups));
         }
         floor::measure_planned(&planned, record::FLOOR_OPS)?
     };
     let mut server_host = None;
-    let bind_address = match (args.target, &rtts) {
-        (Some(t), _) => t.ip().to_string(),
+    let bind_address = match (&args.target, &args.rtt) {
+        (Some(t), _) => t.addr.ip().to_string(),
         (None, Some(_)) => crate::netem::SERVER_ADDR.to_string(),
         (None, None) => "127.0.0.1".to_string(),
     };
-    let mut arms = if let Some(target) = args.target {
-        let ca = args.ca.as_deref().context("--target needs --ca")?;
+    let mut arms = if let Some(target) = &args.target {
         let (arms, host) = remote::client::arms(
-            target,
-            ca,
-            args.token.as_deref().context("--target needs --token")?,
-            args.allow_remote,
+            target.addr,
+            &target.ca,
+            &target.token,
+            target.allow_remote,
             args.arms.as_deref(),
-            &plan,
+            plan,
             io_timeout,
             &stop,
         )?;
         server_host = Some(Box::new(host));
         arms
     } else {
-        let cert_store = CertStore::generate(specs.iter().filter_map(|s| s.cert))?;
-        match &rtts {
+        let cert_store = CertStore::generate(specs.iter().filter_map(|s| s.cert()))?;
+        match &args.rtt {
             Some(rtts) => rtt::run(
                 &specs,
-                rtts,
-                &plan,
+                &rtts.rtts,
+                plan,
                 &cert_store,
                 (io_timeout, args.keepalive_requests),
                 &stop,
@@ -186,9 +177,9 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
             None => {
                 let opts = SessionOptions {
                     keepalive_requests: args.keepalive_requests,
-                    ..SessionOptions::loopback(io_timeout, args.request)
+                    ..SessionOptions::loopback(io_timeout, request)
                 };
-                measure::arms(&specs, &plan, &cert_store, &opts, &stop)?
+                measure::arms(&specs, plan, &cert_store, &opts, &stop)?
             }
         }
     };
@@ -198,28 +189,26 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
     } else {
         phases::HopPass::default()
     };
-    let load_arms = !args.concurrency.is_empty() || !args.open_loop_rates.is_empty();
-    if load_arms && !stop.load(Ordering::SeqCst) {
-        let spec = capacity::base_spec(&certs, &groups);
+    if args.load_arms() && !stop.load(Ordering::SeqCst) {
+        let spec = capacity::base_spec(certs, groups);
         let spec = ArmSpec {
-            fault: match args.inject_capacity_drops {
+            fault: match args.capacity_drops {
                 Some(n) => Fault::DropEvery(n),
                 None => specs.first().map_or(Fault::None, |s| s.fault),
             },
             ..spec
         };
-        let cert_store = CertStore::generate(spec.cert)?;
+        let cert_store = CertStore::generate(spec.cert())?;
         arms.extend(capacity::arms(
             &spec,
-            &args.concurrency,
-            args.capacity_seconds,
+            &args.capacity.concurrency,
+            args.capacity.seconds,
             &cert_store,
             io_timeout,
             &stop,
         )?);
-        if !args.open_loop_rates.is_empty() {
-            let opts = open_loop_options(&args, seed, io_timeout);
-            arms.extend(open_loop::arms(&spec, &opts, &cert_store, &stop)?);
+        if !args.open_loop.rates.is_empty() {
+            arms.extend(open_loop::arms(&spec, &args.open_loop, &cert_store, &stop)?);
         }
     }
     let mut peer = peer_phase.run(&peers::Context {
@@ -234,7 +223,7 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
     arms.append(&mut peer.arms);
     let interrupted = stop.load(Ordering::SeqCst);
     let mut primitives = Vec::new();
-    if !args.no_floor && !interrupted {
+    if args.floor && !interrupted {
         eprintln!("collector: timing the public-key primitives again, after the arms");
         let after = floor::measure(&arms, record::FLOOR_OPS)?;
         primitives = floor::primitives::pooled(&floor_before, &after);
@@ -264,13 +253,8 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
         settings: record::settings(
             &args,
             &record::Context {
-                plan: &plan,
-                warmup,
-                io_timeout,
                 interrupted,
                 arms: &arms,
-                certs: &certs,
-                groups: &groups,
                 bind_address,
                 sockets: socket_options,
             },
@@ -293,22 +277,6 @@ fn run_to_the_end(args: RunArgs) -> Result<ExitCode> {
     };
     let evidence = evidence::with_setup(evidence);
     finish(&args.out, &evidence, finished - started, interrupted)
-}
-
-/// The open-loop sweep as the flags ask for it (Poisson schedules seeded from the run's seed).
-pub(crate) fn open_loop_options(
-    args: &RunArgs,
-    seed: u64,
-    io_timeout: Duration,
-) -> open_loop::Options {
-    open_loop::Options {
-        rates: args.open_loop_rates.clone(),
-        window: Duration::from_secs(args.open_loop_seconds),
-        arrival: args.arrival,
-        seed,
-        workers: args.open_loop_workers,
-        io_timeout,
-    }
 }
 
 /// Writes the evidence, prints the summary, and turns the outcome into an exit status:

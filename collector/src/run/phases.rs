@@ -12,13 +12,12 @@ use crate::measure::{decompose, hop, hop_curve};
 /// Timed ping-pong round trips for the hop, before the arms and again after them.
 pub const HOP_ROUND_TRIPS: usize = 2000;
 
-/// Sets phase recording on `specs`: off everywhere with `no_phases`, otherwise on (the
-/// timing loop traces one connection in every `--trace-every` + 1 of the arms that can).
-pub fn plan(specs: &mut [ArmSpec], no_phases: bool) {
-    if no_phases {
-        specs
-            .iter_mut()
-            .for_each(|s| s.phases = PhaseRecording::Off);
+/// Sets phase recording on `specs`: off everywhere when the run's is off
+/// (`--no-phases`), otherwise as each arm has it (the timing loop traces one connection
+/// in every `--trace-every` + 1 of the arms that can).
+pub fn plan(specs: &mut [ArmSpec], phases: PhaseRecording) {
+    if phases == PhaseRecording::Off {
+        specs.iter_mut().for_each(|s| s.phases = phases);
     }
 }
 
@@ -100,10 +99,10 @@ mod tests {
     fn no_phases_turns_recording_off() {
         let mut specs = default_set(&[CertKind::EcdsaP256], &[KxGroup::X25519], false);
         let n = specs.len();
-        plan(&mut specs, false);
+        plan(&mut specs, PhaseRecording::On);
         assert_eq!(specs.len(), n, "no control arm is added");
         assert!(specs.iter().all(|s| s.phases == PhaseRecording::On));
-        plan(&mut specs, true);
+        plan(&mut specs, PhaseRecording::Off);
         assert!(specs.iter().all(|s| s.phases == PhaseRecording::Off));
     }
 }

@@ -28,7 +28,7 @@ pub fn plan(specs: &mut Vec<ArmSpec>, applied: CpuPlacement) -> Option<Control> 
     let other = contrast(applied)?;
     let arm = *specs
         .iter()
-        .find(|s| s.protocol == Protocol::Tls13 && s.mode == Mode::Full && !s.early_data)?;
+        .find(|s| s.protocol() == Protocol::Tls13 && s.mode() == Mode::Full && !s.early_data())?;
     let control = ArmSpec {
         cpu: Some(other),
         ..arm

@@ -2,15 +2,14 @@
 //! a number.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
-use shared::{CertKind, KxGroup, Settings};
+use shared::Settings;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
-use crate::arms::{REQUEST, RESPONSE};
+use super::options::RunOptions;
+use crate::arms::{Fault, PhaseRecording, REQUEST, RESPONSE};
 use crate::certs;
-use crate::cli::RunArgs;
 use crate::measure::{capacity, stats, Plan};
 
 /// Timed operations per primitive for the crypto floor.
@@ -18,30 +17,20 @@ pub const FLOOR_OPS: usize = 300;
 
 /// Where the servers were and what the run measured, beyond the flags.
 pub struct Context<'a> {
-    pub plan: &'a Plan,
-    pub warmup: u64,
-    pub io_timeout: Duration,
     pub interrupted: bool,
     pub arms: &'a [shared::Arm],
-    pub certs: &'a [CertKind],
-    pub groups: &'a [KxGroup],
     /// The servers' address (loopback, the emulated path's server side, or the target).
     pub bind_address: String,
     /// The socket options as read back before measuring.
     pub sockets: super::sockets::SocketOptions,
 }
 
-pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
+pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
     let Context {
-        plan,
-        warmup,
-        io_timeout,
-        interrupted,
-        arms,
-        certs,
-        groups,
-        ..
+        interrupted, arms, ..
     } = *cx;
+    let (plan, warmup, io_timeout) = (&args.plan, args.warmup, args.io_timeout);
+    let (certs, groups) = (&args.certs, &args.groups);
     let mut extra = BTreeMap::new();
     let mut put = |k: &str, v: String| {
         extra.insert(k.to_string(), v);
@@ -68,16 +57,14 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
     put("io_timeout_ms", io_timeout.as_millis().to_string());
     put(
         "fault",
-        if args.break_resumption {
-            "no-session-store (--break-resumption)"
-        } else if args.refuse_early_data {
-            "no-early-data (--refuse-early-data)"
-        } else {
-            "none"
+        match args.fault {
+            Fault::NoSessionStore => "no-session-store (--break-resumption)",
+            Fault::NoEarlyData => "no-early-data (--refuse-early-data)",
+            Fault::None | Fault::DropEvery(_) => "none",
         }
         .into(),
     );
-    if let Some(n) = args.inject_capacity_drops {
+    if let Some(n) = args.capacity_drops {
         put(
             "capacity_fault",
             format!("the capacity servers close 1 in {n} connections unserved (--inject-capacity-drops {n})"),
@@ -101,7 +88,7 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
     }
     put(
         "phase_recording",
-        if args.no_phases {
+        if args.phases == PhaseRecording::Off {
             "off (--no-phases)".into()
         } else if plan.request {
             "off: phases are recorded for handshake windows, not in request/response mode".into()
@@ -145,25 +132,29 @@ pub fn settings(args: &RunArgs, cx: &Context) -> Settings {
         put(
             "rtt",
             format!(
-                "{rtt} (one after the other); method: {}",
+                "{} (one after the other); method: {}",
+                rtt.text,
                 crate::netem::METHOD
             ),
         );
     }
     if let Some(target) = &args.target {
-        put("target", format!("collector serve at {target}; server-side handshake reports over its control connection"));
+        put(
+            "target",
+            format!(
+                "collector serve at {}; server-side handshake reports over its control connection",
+                target.addr
+            ),
+        );
     }
-    if !args.no_floor {
+    if args.floor {
         put("crypto_floor", format!("every primitive timed in two passes of {FLOOR_OPS} operations (RSA-3072/4096 signing: 1/2 and 1/4 of that), one before the arms ran and one after them (median_before_us, median_after_us); median_us, which the floor uses, is the median of both passes pooled; same aws-lc-rs as the handshakes, signatures with rustls's signer and verifier in the scheme the handshake uses; floor = sum along the handshake's critical path"));
     }
-    if !args.concurrency.is_empty() {
-        put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client; a connection counts only with the server's report for it (a missing or failed one is a failed connection, an empty one an error); per_second counts handshakes completed inside the window, after_window the rest; client and server threads run in this one process and share this host's CPUs, the clients on the client CPUs and the server workers on the server CPUs of --placement (capacity.cpu_sharing)", args.concurrency, args.capacity_seconds, capacity::WARMUP_PER_CLIENT));
+    if !args.capacity.concurrency.is_empty() {
+        put("capacity", format!("clients {:?}, {} s each, one server worker per client, {} untimed warm-up connections per client; a connection counts only with the server's report for it (a missing or failed one is a failed connection, an empty one an error); per_second counts handshakes completed inside the window, after_window the rest; client and server threads run in this one process and share this host's CPUs, the clients on the client CPUs and the server workers on the server CPUs of --placement (capacity.cpu_sharing)", args.capacity.concurrency, args.capacity.seconds, capacity::WARMUP_PER_CLIENT));
     }
-    if !args.open_loop_rates.is_empty() {
-        put(
-            "open_loop",
-            super::open_loop_options(args, plan.seed, io_timeout).describe(),
-        );
+    if !args.open_loop.rates.is_empty() {
+        put("open_loop", args.open_loop.describe());
         let knees: Vec<String> = shared::open_loop::sweeps(arms)
             .iter()
             .map(|s| format!("{}: {}", s.label, s.knee()))

@@ -14,6 +14,7 @@ use crate::data::load::LoadedRun;
 use crate::data::matrix::{matrices, Matrix};
 use crate::data::open_loop::{sweep_tables, SweepTable, HEAD as OPEN_LOOP_HEAD};
 use crate::data::phases::{waterfalls, Waterfall};
+use crate::data::ranking::{rankings, Ranking, HEAD as RANKING_HEAD};
 use crate::data::series::{capacity_lines, ttfb_lines, CapacityMetric};
 use crate::data::stacks::{stack_latencies, stack_speedups, StackSpeedup};
 
@@ -38,6 +39,7 @@ pub fn run_views(props: &ViewsProps) -> Html {
     let ttfb = ttfb_lines(ev, f);
     let falls = waterfalls(ev, f);
     let sweeps = sweep_tables(ev, f);
+    let ranked = rankings(ev, f);
     // (id, heading, what it shows, data): one `<Chart>` in a loop rather than one per
     // view keeps the generated markup code small.
     let mut charts: Vec<(&str, &str, &str, ChartSpec)> = Vec::new();
@@ -93,6 +95,13 @@ pub fn run_views(props: &ViewsProps) -> Html {
                    label={label.to_string()} spec={Rc::new(spec)} />
         }
         if !speedups.is_empty() { {speedup_table(&speedups)} }
+        if !ranked.is_empty() {
+            <section class="rankings" id={format!("ranking-{key}")}>
+                <h3>{"Stacks ranked: full handshake per protocol × certificate"}</h3>
+                <p class="hint">{"Rank 1 + the number of stacks whose whole 95% interval of the median lies below this one's: stacks whose intervals overlap share a rank. Each stack's arms ran in rounds of their own, so a shift of the whole machine between them is not in the intervals."}</p>
+                for r in ranked.iter() { {ranking_table(r)} }
+            </section>
+        }
         <div id={format!("grid-{key}")}>
             for grid in grids.iter() { {grid_table(grid)} }
         </div>
@@ -103,18 +112,57 @@ pub fn run_views(props: &ViewsProps) -> Html {
 
 /// One open-loop sweep: its knee in words, then a row per offered rate.
 fn sweep_table(t: &SweepTable) -> Html {
+    cells_table(
+        "open-loop",
+        format!("Open-loop capacity: {}", t.label),
+        format!("Knee: {}", t.knee),
+        Some(t.caption.clone()),
+        &OPEN_LOOP_HEAD,
+        &t.rows,
+        &[],
+    )
+}
+
+/// One protocol × certificate cell of the stack ranking: its verdict, what else differs
+/// between the rows, then a row per arm, fastest first.
+fn ranking_table(r: &Ranking) -> Html {
+    cells_table(
+        "ranking",
+        r.label.clone(),
+        format!("{} {}", r.verdict, r.differs),
+        None,
+        &RANKING_HEAD,
+        &r.rows,
+        &r.arms,
+    )
+}
+
+/// A titled table of text cells, (class, text) each, with a sentence above it; rows
+/// carry `data-arm` where `arms` names them. One function for every such table keeps
+/// the generated markup code small.
+fn cells_table(
+    class: &'static str,
+    title: String,
+    lead: String,
+    caption: Option<String>,
+    head: &[&str],
+    rows: &[Vec<(&'static str, String)>],
+    arms: &[String],
+) -> Html {
     html! {
-        <div class="open-loop">
-            <h4>{format!("Open-loop capacity: {}", t.label)}</h4>
-            <p class="knee">{format!("Knee: {}", t.knee)}</p>
-            <table class="arms open-loop">
-                <caption>{t.caption.clone()}</caption>
+        <div {class}>
+            <h4>{title}</h4>
+            <p class="lead">{lead}</p>
+            <table class={classes!("arms", class)}>
+                if let Some(c) = caption { <caption>{c}</caption> }
                 <thead><tr>
-                    for h in OPEN_LOOP_HEAD { <th scope="col">{h}</th> }
+                    for h in head { <th scope="col">{*h}</th> }
                 </tr></thead>
                 <tbody>
-                for r in t.rows.iter() {
-                    <tr>{r.iter().map(|(c, text)| td(c, None, text.clone())).collect::<Html>()}</tr>
+                for (i, r) in rows.iter().enumerate() {
+                    <tr data-arm={arms.get(i).cloned()}>
+                        {r.iter().map(|(c, text)| td(c, None, text.clone())).collect::<Html>()}
+                    </tr>
                 }
                 </tbody>
             </table>

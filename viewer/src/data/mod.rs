@@ -19,6 +19,7 @@ pub mod outcome;
 pub mod permalink;
 pub mod phases;
 pub mod pick;
+pub mod ranking;
 pub mod series;
 pub mod stacks;
 pub mod table;

@@ -6,17 +6,18 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 use shared::{Arm, CertKind, KxGroup, Stack};
 
-use super::rustls::www::{Exchange, ServerView};
+use super::rustls::www::Exchange;
 use super::{Cell, HandshakeMode, Tls};
 use crate::measure::Plan;
+use crate::peers::launch::{Launch, Output};
 use crate::peers::plan::{ask_version, first_line};
 use crate::peers::process::{free_loopback_addr, ServerProcess};
-use crate::peers::servers::{rustls_arm, PeerServer, ServerStack, Servers};
+use crate::peers::servers::{run_rustls_against, rustls_arm, ServerStack};
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
 
 pub const NAME: &str = "botan";
@@ -61,33 +62,14 @@ pub fn policy(group: KxGroup) -> Result<String> {
     ))
 }
 
-/// A running `botan tls_server`.
-pub struct BotanServer {
-    process: ServerProcess,
-}
-
-impl PeerServer for BotanServer {
-    fn addr(&self) -> SocketAddr {
-        self.process.addr()
-    }
-
-    /// None: `tls_server` does not say whether a session was resumed.
-    fn view(&self) -> Result<Option<Box<dyn ServerView>>> {
-        Ok(None)
-    }
-
-    fn check_alive(&mut self) -> Result<()> {
-        self.process.check_alive()
-    }
-}
-
 pub struct Peer;
 
 impl ServerStack for Peer {
     /// One server per cert and group: its session cache and tickets serve both resumed
     /// arms.
     type Setup = (CertKind, KxGroup);
-    type Server = BotanServer;
+    /// `tls_server` does not say whether a session was resumed: its end is unverified.
+    type Server = ServerProcess;
 
     fn server_name(&self) -> &'static str {
         "botan-tls_server"
@@ -111,36 +93,24 @@ impl ServerStack for Peer {
         (cert, group): Self::Setup,
         w: &Work,
         ready: &dyn Fn(SocketAddr) -> Result<()>,
-    ) -> Result<BotanServer> {
+    ) -> Result<ServerProcess> {
         let name = format!("{cert}-{group}");
         let files = &w.files[&cert];
         let policy = w
             .dir
             .write(&format!("botan-{name}.policy"), policy(group)?.as_bytes())?;
         let addr = free_loopback_addr()?;
-        let log = w.dir.path().join(format!("botan-{name}.log"));
-        let out = std::fs::File::create(&log)
-            .with_context(|| format!("could not create {}", log.display()))?;
         let mut cmd = Command::new(program);
         cmd.arg("tls_server")
             .arg(&files.cert)
             .arg(&files.key)
             .arg(format!("--port={}", addr.port()))
             .arg("--type=tcp")
-            .arg(format!("--policy={}", policy.display()))
-            .stdin(Stdio::null())
-            .stdout(out.try_clone()?)
-            .stderr(out);
-        let process = ServerProcess::start(
-            &mut cmd,
-            "botan tls_server",
-            addr,
-            log,
-            w.ctx.io_timeout,
-            ready,
-        )
-        .with_context(|| format!("botan tls_server ({name})"))?;
-        Ok(BotanServer { process })
+            .arg(format!("--policy={}", policy.display()));
+        let launch = Launch::new("botan tls_server", "botan", name, addr, Output::Joined);
+        Ok(launch
+            .start(&mut cmd, w.dir, w.ctx.io_timeout, ready)?
+            .process)
     }
 }
 
@@ -173,10 +143,7 @@ impl PeerStack for Peer {
     }
 
     fn run(&self, w: &Work, idx: &[usize], records: &mut [Option<Arm>]) -> Result<()> {
-        let mut servers = Servers::new(self, w)?;
-        servers.run_rustls_arms(idx, records);
-        servers.finish(records);
-        Ok(())
+        run_rustls_against(self, w, idx, records)
     }
 
     fn settings(&self, _args: &PeerArgs, _plan: &Plan) -> Vec<(&'static str, String)> {

@@ -7,19 +7,19 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::json;
 use shared::{Arm, CertKind, KxGroup, Protocol, Stack};
 
-use super::rustls::www::ServerView;
 use super::{Cell, HandshakeMode};
 use crate::measure::Plan;
 use crate::peers::files::PemFiles;
+use crate::peers::launch::{Launch, Output};
 use crate::peers::plan::{ask_version, first_line};
 use crate::peers::process::{free_loopback_addr, ServerProcess};
-use crate::peers::servers::{rustls_arm, PeerServer, ServerStack, Servers};
+use crate::peers::servers::{run_rustls_against, rustls_arm, setup_stem, ServerStack};
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
 
 pub const NAME: &str = "caddy";
@@ -90,36 +90,13 @@ pub fn config(
     })
 }
 
-/// A running Caddy with one server.
-pub struct Caddy {
-    process: ServerProcess,
-}
-
-impl PeerServer for Caddy {
-    fn addr(&self) -> SocketAddr {
-        self.process.addr()
-    }
-
-    /// None: Go logs no per-connection resumption.
-    fn view(&self) -> Result<Option<Box<dyn ServerView>>> {
-        Ok(None)
-    }
-
-    fn check_alive(&mut self) -> Result<()> {
-        self.process.check_alive()
-    }
-}
-
 pub struct Peer;
 
 impl ServerStack for Peer {
     /// One process per cert, version and group (tickets always on).
     type Setup = (CertKind, Protocol, KxGroup);
-    type Server = Caddy;
-
-    fn server_name(&self) -> &'static str {
-        "caddy"
-    }
+    /// Go logs no per-connection resumption: its end is unverified.
+    type Server = ServerProcess;
 
     fn server_tool(&self) -> Tool {
         CADDY
@@ -135,15 +112,8 @@ impl ServerStack for Peer {
         (cert, protocol, group): Self::Setup,
         w: &Work,
         ready: &dyn Fn(SocketAddr) -> Result<()>,
-    ) -> Result<Caddy> {
-        let name = format!(
-            "{cert}-{}-{group}",
-            if protocol == Protocol::Tls12 {
-                "tls12"
-            } else {
-                "tls13"
-            }
-        );
+    ) -> Result<ServerProcess> {
+        let name = setup_stem(cert, protocol, group);
         let addr = free_loopback_addr()?;
         let home = w.dir.subdir(&format!("caddy-{name}-home"))?;
         let conf = config(addr, protocol, group, &w.files[&cert], w.dir.path(), &name);
@@ -151,9 +121,6 @@ impl ServerStack for Peer {
             &format!("caddy-{name}.json"),
             serde_json::to_string_pretty(&conf)?.as_bytes(),
         )?;
-        let log = w.dir.path().join(format!("caddy-{name}.stderr"));
-        let stderr = std::fs::File::create(&log)
-            .with_context(|| format!("could not create {}", log.display()))?;
         let mut cmd = Command::new(program);
         cmd.arg("run")
             .arg("--config")
@@ -161,13 +128,11 @@ impl ServerStack for Peer {
             // Caddy keeps state under $HOME / XDG folders: the private folder's, not ours.
             .env("HOME", &home)
             .env("XDG_DATA_HOME", &home)
-            .env("XDG_CONFIG_HOME", &home)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(stderr);
-        let process = ServerProcess::start(&mut cmd, "caddy", addr, log, w.ctx.io_timeout, ready)
-            .with_context(|| format!("caddy ({name})"))?;
-        Ok(Caddy { process })
+            .env("XDG_CONFIG_HOME", &home);
+        let launch = Launch::new("caddy", "caddy", name, addr, Output::StderrOnly);
+        Ok(launch
+            .start(&mut cmd, w.dir, w.ctx.io_timeout, ready)?
+            .process)
     }
 }
 
@@ -190,10 +155,7 @@ impl PeerStack for Peer {
     }
 
     fn run(&self, w: &Work, idx: &[usize], records: &mut [Option<Arm>]) -> Result<()> {
-        let mut servers = Servers::new(self, w)?;
-        servers.run_rustls_arms(idx, records);
-        servers.finish(records);
-        Ok(())
+        run_rustls_against(self, w, idx, records)
     }
 
     fn settings(&self, _args: &PeerArgs, _plan: &Plan) -> Vec<(&'static str, String)> {

@@ -20,10 +20,10 @@ use super::rustls::www::ServerView;
 use super::{Cell, HandshakeMode, Tls};
 use crate::measure::Plan;
 use crate::peers::plan::{ask_version, first_line};
-use crate::peers::servers::{rustls_arm, PeerServer, ServerStack, Servers};
+use crate::peers::servers::{rustls_arm, PeerServer, Servers};
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
 use cli::{cli_check, RustlsSeen, ServSeen};
-use serv::{group_name, GnutlsServ, Setup};
+use serv::{group_name, GnutlsServ};
 
 pub const NAME: &str = "gnutls";
 
@@ -55,46 +55,6 @@ pub struct CliCheck {
 }
 
 pub struct Peer;
-
-impl ServerStack for Peer {
-    type Setup = Setup;
-    type Server = GnutlsServ;
-
-    fn server_name(&self) -> &'static str {
-        "gnutls-serv"
-    }
-
-    fn server_tool(&self) -> Tool {
-        SERV
-    }
-
-    /// `--noticket` for the stateful arms.
-    fn setup(&self, cell: &Cell, _args: &PeerArgs) -> Setup {
-        Setup {
-            cert: cell.cert,
-            protocol: cell.protocol(),
-            group: cell.group,
-            tickets: cell.handshake != HandshakeMode::Resumed(Resumption::Stateful),
-        }
-    }
-
-    fn start(
-        &self,
-        program: &Path,
-        setup: Setup,
-        w: &Work,
-        ready: &dyn Fn(SocketAddr) -> Result<()>,
-    ) -> Result<GnutlsServ> {
-        GnutlsServ::start(
-            program,
-            setup,
-            w.dir,
-            &w.files[&setup.cert],
-            w.ctx.io_timeout,
-            ready,
-        )
-    }
-}
 
 impl PeerServer for GnutlsServ {
     fn addr(&self) -> SocketAddr {

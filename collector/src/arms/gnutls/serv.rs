@@ -4,16 +4,21 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
-use shared::{CertKind, KxGroup, Protocol};
+use shared::{KxGroup, Protocol};
 
 use super::output::ServLog;
-use crate::peers::files::PemFiles;
-use crate::peers::private_dir::PrivateDir;
+
+use super::{Peer, SERV};
+use crate::arms::Cell;
+use crate::peers::launch::{Launch, Output};
 use crate::peers::process::{free_loopback_addr, ServerProcess};
+use crate::peers::servers::CellSetup;
+use crate::peers::servers::ServerStack;
+use crate::peers::{PeerArgs, Tool, Work};
 
 /// GnuTLS's priority-string name of a group, where GnuTLS 3.7 has it.
 pub fn group_name(g: KxGroup) -> Option<&'static str> {
@@ -37,31 +42,9 @@ pub fn priority(protocol: Protocol, group: KxGroup) -> Result<String> {
     Ok(format!("NORMAL:-VERS-ALL:+{v}:-GROUP-ALL:+{g}"))
 }
 
-/// What one `gnutls-serv` is started with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Setup {
-    pub cert: CertKind,
-    pub protocol: Protocol,
-    pub group: KxGroup,
-    /// Session tickets (GnuTLS's default); off: `--noticket` (TLS 1.2 session IDs only).
-    pub tickets: bool,
-}
-
-impl Setup {
-    pub fn name(&self) -> String {
-        format!(
-            "{}-{}-{}-{}",
-            self.cert,
-            if self.protocol == Protocol::Tls12 {
-                "tls12"
-            } else {
-                "tls13"
-            },
-            self.group,
-            if self.tickets { "tickets" } else { "noticket" }
-        )
-    }
-}
+/// What one `gnutls-serv` is started with: tickets (GnuTLS's default) or `--noticket`
+/// (TLS 1.2 session IDs only) for the stateful arms.
+pub type Setup = CellSetup;
 
 /// A running `gnutls-serv`.
 pub struct GnutlsServ {
@@ -71,53 +54,6 @@ pub struct GnutlsServ {
 }
 
 impl GnutlsServ {
-    pub fn start(
-        program: &Path,
-        setup: Setup,
-        dir: &PrivateDir,
-        files: &PemFiles,
-        io_timeout: Duration,
-        ready: &dyn Fn(SocketAddr) -> Result<()>,
-    ) -> Result<GnutlsServ> {
-        let name = setup.name();
-        let addr = free_loopback_addr()?;
-        let body = dir.path().join("gnutls-x.dat");
-        if !body.exists() {
-            dir.write("gnutls-x.dat", b"x")?;
-        }
-        let log = dir.path().join(format!("gnutls-serv-{name}.log"));
-        let stdout = std::fs::File::create(&log)
-            .with_context(|| format!("could not create {}", log.display()))?;
-        let err = dir.path().join(format!("gnutls-serv-{name}.stderr"));
-        let stderr = std::fs::File::create(&err)
-            .with_context(|| format!("could not create {}", err.display()))?;
-        let mut cmd = Command::new(program);
-        cmd.arg("--http")
-            .arg(format!("--httpdata={}", body.display()))
-            .args(["-p", &addr.port().to_string()])
-            .arg("--x509certfile")
-            .arg(&files.cert)
-            .arg("--x509keyfile")
-            .arg(&files.key)
-            .arg(format!(
-                "--priority={}",
-                priority(setup.protocol, setup.group)?
-            ))
-            .stdin(Stdio::null())
-            .stdout(stdout)
-            .stderr(stderr);
-        if !setup.tickets {
-            cmd.arg("--noticket");
-        }
-        let process = ServerProcess::start(&mut cmd, "gnutls-serv", addr, err, io_timeout, ready)
-            .with_context(|| format!("gnutls-serv ({name})"))?;
-        Ok(GnutlsServ {
-            process,
-            log,
-            io_timeout,
-        })
-    }
-
     pub fn addr(&self) -> SocketAddr {
         self.process.addr()
     }
@@ -129,5 +65,63 @@ impl GnutlsServ {
     /// Its report of each connection from now on.
     pub fn view(&self) -> ServLog {
         ServLog::from_end(self.log.clone(), self.io_timeout)
+    }
+}
+
+impl ServerStack for Peer {
+    type Setup = Setup;
+    type Server = GnutlsServ;
+
+    fn server_tool(&self) -> Tool {
+        SERV
+    }
+
+    /// `--noticket` for the stateful arms.
+    fn setup(&self, cell: &Cell, _args: &PeerArgs) -> Setup {
+        Setup::of(cell)
+    }
+
+    fn start(
+        &self,
+        program: &Path,
+        setup: Setup,
+        w: &Work,
+        ready: &dyn Fn(SocketAddr) -> Result<()>,
+    ) -> Result<GnutlsServ> {
+        let (dir, files, io_timeout) = (w.dir, &w.files[&setup.cert], w.ctx.io_timeout);
+        let name = setup.name();
+        let addr = free_loopback_addr()?;
+        let body = dir.path().join("gnutls-x.dat");
+        if !body.exists() {
+            dir.write("gnutls-x.dat", b"x")?;
+        }
+        let mut cmd = Command::new(program);
+        cmd.arg("--http")
+            .arg(format!("--httpdata={}", body.display()))
+            .args(["-p", &addr.port().to_string()])
+            .arg("--x509certfile")
+            .arg(&files.cert)
+            .arg("--x509keyfile")
+            .arg(&files.key)
+            .arg(format!(
+                "--priority={}",
+                priority(setup.protocol, setup.group)?
+            ));
+        if !setup.tickets {
+            cmd.arg("--noticket");
+        }
+        let launch = Launch::new(
+            "gnutls-serv",
+            "gnutls-serv",
+            name,
+            addr,
+            Output::LogAndStderr,
+        );
+        let started = launch.start(&mut cmd, dir, io_timeout, ready)?;
+        Ok(GnutlsServ {
+            log: started.stdout.context("gnutls-serv's log")?,
+            process: started.process,
+            io_timeout,
+        })
     }
 }

@@ -8,21 +8,22 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
-use shared::{Arm, CertKind, KxGroup, Protocol, Resumption, Stack};
+use shared::{Arm, CertKind, KxGroup, Protocol, Stack};
 
 use super::openssl::{ecdsa_tls12_skip, group_name};
 use super::rustls::www::ServerView;
-use super::{Cell, Handshake, HandshakeMode};
+use super::{Cell, HandshakeMode};
 use crate::measure::named_group;
 use crate::measure::Plan;
+use crate::peers::launch::{Launch, Output};
 use crate::peers::plan::{ask_version, first_line};
 use crate::peers::port_log::{Line, PortLog};
 use crate::peers::process::{free_loopback_addr, ServerProcess};
-use crate::peers::servers::{rustls_arm, PeerServer, ServerStack, Servers};
+use crate::peers::servers::{run_rustls_against, rustls_arm, CellSetup, PeerServer, ServerStack};
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
 
 pub const NAME: &str = "haproxy";
@@ -54,72 +55,45 @@ pub fn version(program: &Path) -> Result<String> {
     )
 }
 
-/// What one HAProxy is configured with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Setup {
-    pub cert: CertKind,
-    pub protocol: Protocol,
-    pub group: KxGroup,
-    /// Session tickets on (else `no-tls-tickets`: only the session cache resumes).
-    pub tickets: bool,
-}
+/// What one HAProxy is configured with: tickets off (`no-tls-tickets`) for the stateful
+/// arms, so only its session cache resumes them.
+pub type Setup = CellSetup;
 
-impl Setup {
-    /// Its name in file names, e.g. `rsa2048-tls13-x25519-tickets`.
-    pub fn name(&self) -> String {
-        format!(
-            "{}-{}-{}-{}",
-            self.cert,
-            if self.protocol == Protocol::Tls12 {
-                "tls12"
-            } else {
-                "tls13"
-            },
-            self.group,
-            if self.tickets {
-                "tickets"
-            } else {
-                "no-tickets"
-            }
+/// The config for `setup`, listening on `addr`, its certificate and key in `pem`.
+pub fn config(setup: &Setup, addr: SocketAddr, pem: &Path) -> Result<String> {
+    let version = if setup.protocol == Protocol::Tls12 {
+        "TLSv1.2"
+    } else {
+        "TLSv1.3"
+    };
+    let curve = group_name(setup.group).ok_or_else(|| {
+        anyhow!(
+            "HAProxy here runs on OpenSSL 3.0, which has no {}",
+            setup.group
         )
-    }
-
-    /// The config for this setup, listening on `addr`, its certificate and key in `pem`.
-    pub fn config(&self, addr: SocketAddr, pem: &Path) -> Result<String> {
-        let version = if self.protocol == Protocol::Tls12 {
-            "TLSv1.2"
-        } else {
-            "TLSv1.3"
-        };
-        let curve = group_name(self.group).ok_or_else(|| {
-            anyhow!(
-                "HAProxy here runs on OpenSSL 3.0, which has no {}",
-                self.group
-            )
-        })?;
-        Ok(format!(
-            "# Written by the Handshake Lab collector for one run; removed with its folder.
+    })?;
+    Ok(format!(
+        "# Written by the Handshake Lab collector for one run; removed with its folder.
 global
-    log stdout format raw local0 info
-    nbthread 1
-    tune.ssl.cachesize 20000
-    tune.ssl.lifetime 3600
+log stdout format raw local0 info
+nbthread 1
+tune.ssl.cachesize 20000
+tune.ssl.lifetime 3600
 defaults
-    mode http
-    log global
-    log-format \"{LOG_FORMAT}\"
-    timeout connect 10s
-    timeout client 30s
-    timeout server 30s
+mode http
+log global
+log-format \"{LOG_FORMAT}\"
+timeout connect 10s
+timeout client 30s
+timeout server 30s
 frontend hlab
-    bind {addr} ssl crt {pem} ssl-min-ver {version} ssl-max-ver {version} curves {curve}{tickets}
-    http-request return status 200 content-type text/plain string x if {{ path /x }}
-    http-request return status 404
+bind {addr} ssl crt {pem} ssl-min-ver {version} ssl-max-ver {version} curves {curve}{tickets}
+http-request return status 200 content-type text/plain string x if {{ path /x }}
+http-request return status 404
 ",
-            pem = pem.display(),
-            tickets = if self.tickets { "" } else { " no-tls-tickets" },
-        ))
-    }
+        pem = pem.display(),
+        tickets = if setup.tickets { "" } else { " no-tls-tickets" },
+    ))
 }
 
 /// Parses one log line written with [`LOG_FORMAT`]. The group is the one the setup pins
@@ -129,32 +103,12 @@ pub fn parse_line(line: &str, group: KxGroup) -> Result<Line> {
     let ["hlab", port, resumed, protocol] = fields[..] else {
         bail!("not a log line of the collector's format: {line:?}");
     };
-    let port: u16 = port
-        .parse()
-        .with_context(|| format!("bad client port in {line:?}"))?;
     let kind = match resumed {
         "1" => rustls::HandshakeKind::Resumed,
         "0" => rustls::HandshakeKind::Full,
         other => bail!("unexpected ssl_fc_is_resumed {other:?} in {line:?}"),
     };
-    let protocol = match protocol {
-        "TLSv1.3" => Some(rustls::ProtocolVersion::TLSv1_3),
-        "TLSv1.2" => Some(rustls::ProtocolVersion::TLSv1_2),
-        _ => None,
-    };
-    Ok(Line {
-        port,
-        handshake: Handshake {
-            kind,
-            protocol,
-            kx_group: Some(named_group(group)),
-            cipher_suite: None,
-            expected_cert: None,
-            early_data: None,
-            trace: None,
-            cpu: None,
-        },
-    })
+    Line::openssl(line, port, kind, protocol, Some(named_group(group)))
 }
 
 /// A running HAProxy for one [`Setup`].
@@ -164,60 +118,6 @@ pub struct Haproxy {
     log: PathBuf,
     stderr: PathBuf,
     io_timeout: Duration,
-}
-
-impl Haproxy {
-    fn start(
-        program: &Path,
-        setup: Setup,
-        w: &Work,
-        ready: &dyn Fn(SocketAddr) -> Result<()>,
-    ) -> Result<Haproxy> {
-        let name = setup.name();
-        let files = &w.files[&setup.cert];
-        // HAProxy loads the certificate and its key from one file: both, in the private
-        // folder (0600), like the key file nginx and Caddy read.
-        let pem_path = w.dir.path().join(format!("haproxy-{}.pem", setup.cert));
-        if !pem_path.exists() {
-            let mut both = std::fs::read(&files.cert)?;
-            both.extend(std::fs::read(&files.key)?);
-            w.dir.write(&format!("haproxy-{}.pem", setup.cert), &both)?;
-        }
-        let addr = free_loopback_addr()?;
-        let conf = w.dir.write(
-            &format!("haproxy-{name}.cfg"),
-            setup.config(addr, &pem_path)?.as_bytes(),
-        )?;
-        let log = w.dir.path().join(format!("haproxy-{name}.log"));
-        let stdout = std::fs::File::create(&log)
-            .with_context(|| format!("could not create {}", log.display()))?;
-        let stderr = w.dir.path().join(format!("haproxy-{name}.stderr"));
-        let err = std::fs::File::create(&stderr)
-            .with_context(|| format!("could not create {}", stderr.display()))?;
-        let mut cmd = Command::new(program);
-        cmd.arg("-db")
-            .arg("-f")
-            .arg(&conf)
-            .stdin(Stdio::null())
-            .stdout(stdout)
-            .stderr(err);
-        let process = ServerProcess::start(
-            &mut cmd,
-            "haproxy",
-            addr,
-            stderr.clone(),
-            w.ctx.io_timeout,
-            ready,
-        )
-        .with_context(|| format!("haproxy ({name})"))?;
-        Ok(Haproxy {
-            setup,
-            process,
-            log,
-            stderr,
-            io_timeout: w.ctx.io_timeout,
-        })
-    }
 }
 
 /// Reads HAProxy's log lines of `group`'s setup (a fn pointer per group: the parser
@@ -265,21 +165,12 @@ impl ServerStack for Peer {
     type Setup = Setup;
     type Server = Haproxy;
 
-    fn server_name(&self) -> &'static str {
-        "haproxy"
-    }
-
     fn server_tool(&self) -> Tool {
         HAPROXY
     }
 
     fn setup(&self, cell: &Cell, _args: &PeerArgs) -> Setup {
-        Setup {
-            cert: cell.cert,
-            protocol: cell.protocol(),
-            group: cell.group,
-            tickets: cell.handshake != HandshakeMode::Resumed(Resumption::Stateful),
-        }
+        CellSetup::of(cell)
     }
 
     fn start(
@@ -289,7 +180,32 @@ impl ServerStack for Peer {
         w: &Work,
         ready: &dyn Fn(SocketAddr) -> Result<()>,
     ) -> Result<Haproxy> {
-        Haproxy::start(program, setup, w, ready)
+        let name = setup.name();
+        let files = &w.files[&setup.cert];
+        // HAProxy loads the certificate and its key from one file: both, in the private
+        // folder (0600), like the key file nginx and Caddy read.
+        let pem_path = w.dir.path().join(format!("haproxy-{}.pem", setup.cert));
+        if !pem_path.exists() {
+            let mut both = std::fs::read(&files.cert)?;
+            both.extend(std::fs::read(&files.key)?);
+            w.dir.write(&format!("haproxy-{}.pem", setup.cert), &both)?;
+        }
+        let addr = free_loopback_addr()?;
+        let conf = w.dir.write(
+            &format!("haproxy-{name}.cfg"),
+            config(&setup, addr, &pem_path)?.as_bytes(),
+        )?;
+        let mut cmd = Command::new(program);
+        cmd.arg("-db").arg("-f").arg(&conf);
+        let launch = Launch::new("haproxy", "haproxy", name, addr, Output::LogAndStderr);
+        let started = launch.start(&mut cmd, w.dir, w.ctx.io_timeout, ready)?;
+        Ok(Haproxy {
+            setup,
+            log: started.stdout.context("haproxy's log")?,
+            process: started.process,
+            stderr: started.stderr,
+            io_timeout: w.ctx.io_timeout,
+        })
     }
 }
 
@@ -314,10 +230,7 @@ impl PeerStack for Peer {
     }
 
     fn run(&self, w: &Work, idx: &[usize], records: &mut [Option<Arm>]) -> Result<()> {
-        let mut servers = Servers::new(self, w)?;
-        servers.run_rustls_arms(idx, records);
-        servers.finish(records);
-        Ok(())
+        run_rustls_against(self, w, idx, records)
     }
 
     fn settings(&self, _args: &PeerArgs, _plan: &Plan) -> Vec<(&'static str, String)> {
@@ -366,23 +279,21 @@ mod tests {
             tickets: false,
         };
         let addr: SocketAddr = "127.0.0.1:18443".parse().unwrap();
-        let conf = setup.config(addr, Path::new("/p/haproxy.pem")).unwrap();
+        let conf = config(&setup, addr, Path::new("/p/haproxy.pem")).unwrap();
         assert!(conf.contains("bind 127.0.0.1:18443 ssl crt /p/haproxy.pem ssl-min-ver TLSv1.2 ssl-max-ver TLSv1.2 curves P-256 no-tls-tickets"), "{conf}");
         assert!(conf.contains(LOG_FORMAT));
         let tickets = Setup {
             tickets: true,
             ..setup
         };
-        assert!(!tickets
-            .config(addr, Path::new("/p/h.pem"))
+        assert!(!config(&tickets, addr, Path::new("/p/h.pem"))
             .unwrap()
             .contains("no-tls-tickets"));
-        assert!(Setup {
+        let hybrid = Setup {
             group: KxGroup::X25519Mlkem768,
             ..setup
-        }
-        .config(addr, Path::new("/p/h.pem"))
-        .is_err());
+        };
+        assert!(config(&hybrid, addr, Path::new("/p/h.pem")).is_err());
     }
 
     #[test]

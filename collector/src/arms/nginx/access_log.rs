@@ -4,9 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
-use crate::arms::Handshake;
 pub use crate::peers::port_log::{Line, PortLog};
 
 /// The `log_format` the collector gives nginx: a marker, the client's port, then what
@@ -24,32 +23,12 @@ pub fn parse_line(line: &str) -> Result<Line> {
     if marker != "hlab" {
         bail!("not an access-log line of the collector's format: {line:?}");
     }
-    let port: u16 = port
-        .parse()
-        .with_context(|| format!("bad client port in {line:?}"))?;
     let kind = match reused {
         "r" => rustls::HandshakeKind::Resumed,
         "." => rustls::HandshakeKind::Full,
         other => bail!("unexpected $ssl_session_reused {other:?} in {line:?}"),
     };
-    let protocol = match protocol {
-        "TLSv1.3" => Some(rustls::ProtocolVersion::TLSv1_3),
-        "TLSv1.2" => Some(rustls::ProtocolVersion::TLSv1_2),
-        _ => None,
-    };
-    Ok(Line {
-        port,
-        handshake: Handshake {
-            kind,
-            protocol,
-            kx_group: openssl_group(curve),
-            cipher_suite: None,
-            expected_cert: None,
-            early_data: None,
-            trace: None,
-            cpu: None,
-        },
-    })
+    Line::openssl(line, port, kind, protocol, openssl_group(curve))
 }
 
 /// The group OpenSSL names `name` (as `$ssl_curve` prints it), where the lab knows it.

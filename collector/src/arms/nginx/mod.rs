@@ -72,49 +72,6 @@ pub fn version(program: &Path) -> Result<String> {
 
 pub struct Peer;
 
-impl ServerStack for Peer {
-    type Setup = Setup;
-    type Server = Nginx;
-
-    fn server_name(&self) -> &'static str {
-        "nginx"
-    }
-
-    fn server_tool(&self) -> Tool {
-        NGINX
-    }
-
-    /// Tickets off for the stateful arms; with `--nginx-resumption-off` one setup, with
-    /// neither cache nor tickets.
-    fn setup(&self, cell: &Cell, args: &PeerArgs) -> Setup {
-        let tickets = cell.handshake != HandshakeMode::Resumed(Resumption::Stateful);
-        Setup {
-            cert: cell.cert,
-            protocol: cell.protocol(),
-            group: cell.group,
-            tickets: tickets && !args.nginx_resumption_off,
-            no_resumption: args.nginx_resumption_off,
-        }
-    }
-
-    fn start(
-        &self,
-        program: &Path,
-        setup: Setup,
-        w: &Work,
-        ready: &dyn Fn(SocketAddr) -> Result<()>,
-    ) -> Result<Nginx> {
-        Nginx::start(
-            program,
-            setup,
-            w.dir,
-            &w.files[&setup.cert],
-            w.ctx.io_timeout,
-            ready,
-        )
-    }
-}
-
 impl PeerServer for Nginx {
     fn addr(&self) -> SocketAddr {
         Nginx::addr(self)

@@ -5,17 +5,22 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
-use shared::{CertKind, KxGroup, Protocol};
+use anyhow::Result;
+use shared::{CertKind, KxGroup, Protocol, Resumption};
 
 use super::access_log::{self, AccessLog, LOG_FORMAT};
+use super::{Peer, NGINX};
 use crate::arms::openssl::group_name;
+use crate::arms::{Cell, HandshakeMode};
 use crate::peers::files::PemFiles;
-use crate::peers::private_dir::PrivateDir;
+use crate::peers::launch::{Launch, Output};
 use crate::peers::process::{free_loopback_addr, ServerProcess};
+use crate::peers::servers::setup_stem;
+use crate::peers::servers::ServerStack;
+use crate::peers::{PeerArgs, Tool, Work};
 
 /// What one nginx server is configured with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -33,14 +38,8 @@ impl Setup {
     /// Its name in file names, e.g. `rsa2048-tls13-x25519-tickets`.
     pub fn name(&self) -> String {
         format!(
-            "{}-{}-{}-{}",
-            self.cert,
-            if self.protocol == Protocol::Tls12 {
-                "tls12"
-            } else {
-                "tls13"
-            },
-            self.group,
+            "{}-{}",
+            setup_stem(self.cert, self.protocol, self.group),
             match (self.no_resumption, self.tickets) {
                 (true, _) => "no-resumption",
                 (false, true) => "tickets",
@@ -119,47 +118,6 @@ pub struct Nginx {
 }
 
 impl Nginx {
-    /// Writes the config into `dir` and starts nginx; ready once `ready` succeeds (a
-    /// handshake that presents the run's leaf).
-    pub fn start(
-        program: &Path,
-        setup: Setup,
-        dir: &PrivateDir,
-        files: &PemFiles,
-        io_timeout: Duration,
-        ready: &dyn Fn(SocketAddr) -> Result<()>,
-    ) -> Result<Nginx> {
-        let addr = free_loopback_addr()?;
-        let name = setup.name();
-        dir.subdir(&format!("nginx-{name}-tmp"))?;
-        let conf = dir.write(
-            &format!("nginx-{name}.conf"),
-            setup.config(addr, dir.path(), files).as_bytes(),
-        )?;
-        let log = dir.path().join(format!("nginx-{name}.stderr"));
-        let stderr = std::fs::File::create(&log)
-            .with_context(|| format!("could not create {}", log.display()))?;
-        let mut cmd = Command::new(program);
-        cmd.arg("-p")
-            .arg(dir.path())
-            .arg("-c")
-            .arg(&conf)
-            .arg("-e")
-            .arg(setup.error_log(dir.path()))
-            .args(["-g", "daemon off; master_process off;"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(stderr);
-        let process = ServerProcess::start(&mut cmd, "nginx", addr, log, io_timeout, ready)
-            .with_context(|| format!("nginx ({name})"))?;
-        Ok(Nginx {
-            setup,
-            process,
-            dir: dir.path().to_path_buf(),
-            io_timeout,
-        })
-    }
-
     pub fn addr(&self) -> SocketAddr {
         self.process.addr()
     }
@@ -190,6 +148,60 @@ pub fn serious_errors(log: &str) -> Vec<String> {
         })
         .map(str::to_string)
         .collect()
+}
+
+impl ServerStack for Peer {
+    type Setup = Setup;
+    type Server = Nginx;
+
+    fn server_tool(&self) -> Tool {
+        NGINX
+    }
+
+    /// Tickets off for the stateful arms; with `--nginx-resumption-off` one setup, with
+    /// neither cache nor tickets.
+    fn setup(&self, cell: &Cell, args: &PeerArgs) -> Setup {
+        let tickets = cell.handshake != HandshakeMode::Resumed(Resumption::Stateful);
+        Setup {
+            cert: cell.cert,
+            protocol: cell.protocol(),
+            group: cell.group,
+            tickets: tickets && !args.nginx_resumption_off,
+            no_resumption: args.nginx_resumption_off,
+        }
+    }
+
+    fn start(
+        &self,
+        program: &Path,
+        setup: Setup,
+        w: &Work,
+        ready: &dyn Fn(SocketAddr) -> Result<()>,
+    ) -> Result<Nginx> {
+        let (dir, files, io_timeout) = (w.dir, &w.files[&setup.cert], w.ctx.io_timeout);
+        let addr = free_loopback_addr()?;
+        let name = setup.name();
+        dir.subdir(&format!("nginx-{name}-tmp"))?;
+        let conf = dir.write(
+            &format!("nginx-{name}.conf"),
+            setup.config(addr, dir.path(), files).as_bytes(),
+        )?;
+        let mut cmd = Command::new(program);
+        cmd.arg("-p")
+            .arg(dir.path())
+            .arg("-c")
+            .arg(&conf)
+            .arg("-e")
+            .arg(setup.error_log(dir.path()))
+            .args(["-g", "daemon off; master_process off;"]);
+        let launch = Launch::new("nginx", "nginx", name, addr, Output::StderrOnly);
+        Ok(Nginx {
+            setup,
+            process: launch.start(&mut cmd, dir, io_timeout, ready)?.process,
+            dir: dir.path().to_path_buf(),
+            io_timeout,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::Result;
 use shared::{Arm, CertKind, Comparison, KxGroup, Mode, Protocol, Resumption, Stack};
 
-use super::{ArmSpec, Cell, HandshakeMode};
+use super::{ArmKind, ArmSpec, Cell, HandshakeMode, Unpinned};
 use crate::measure::{stats, Plan};
 use crate::peers::plan::{ask_version, first_line};
 use crate::peers::servers::rustls_arm;
@@ -87,14 +87,14 @@ impl STimeArm {
     pub fn id(&self, spec: &ArmSpec) -> String {
         format!(
             "s_time-{}-{}-{}-{}-vs-{}",
-            if spec.protocol == Protocol::Tls12 {
+            if spec.protocol() == Protocol::Tls12 {
                 "tls12"
             } else {
                 "tls13"
             },
             self.mode.as_str(),
-            spec.cert.map_or("?", CertKind::as_str),
-            spec.kx_group.map_or("?", KxGroup::as_str),
+            spec.cert().map_or("?", CertKind::as_str),
+            spec.kx_group().map_or("?", KxGroup::as_str),
             self.server.name
         )
     }
@@ -129,7 +129,7 @@ pub fn s_time_spec(
     cert: CertKind,
     group: KxGroup,
 ) -> ArmSpec {
-    ArmSpec {
+    ArmSpec::of(ArmKind::from_parts(Unpinned {
         protocol,
         mode: if mode.reuses() {
             Mode::Resumed
@@ -138,9 +138,9 @@ pub fn s_time_spec(
         },
         resumption: mode.reuses().then_some(resumption),
         cert: Some(cert),
-        kx_group: Some(group),
-        ..ArmSpec::TCP_CONNECT
-    }
+        group: Some(group),
+        early_data: false,
+    }))
 }
 
 /// The OpenSSL stack: s_time against s_server and against rustls, and the rustls client
@@ -221,14 +221,14 @@ impl PeerStack for Peer {
 
 /// Under TLS 1.2, OpenSSL uses an ECDSA certificate only if the client lists its curve.
 pub fn ecdsa_tls12_skip(spec: &ArmSpec) -> Option<String> {
-    let curve = match spec.cert? {
+    let curve = match spec.cert()? {
         CertKind::EcdsaP256 => KxGroup::Secp256r1,
         CertKind::EcdsaP384 => KxGroup::Secp384r1,
         _ => return None,
     };
-    (spec.protocol == Protocol::Tls12 && spec.kx_group != Some(curve)).then(|| format!(
+    (spec.protocol() == Protocol::Tls12 && spec.kx_group() != Some(curve)).then(|| format!(
         "under TLS 1.2 OpenSSL uses an ECDSA certificate only if the client lists its curve ({curve}) in supported_groups (RFC 8422); the rustls client pins the group to {}, so the OpenSSL server refuses the handshake (HandshakeFailure)",
-        spec.kx_group.map_or("?", KxGroup::as_str)
+        spec.kx_group().map_or("?", KxGroup::as_str)
     ))
 }
 

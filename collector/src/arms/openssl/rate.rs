@@ -83,7 +83,7 @@ pub fn rate_arm(peer: &PeerArm, version: Option<String>, run: &STimeRun) -> Arm 
     };
     if arm.error.is_some()
         && mode == STimeMode::Reuse
-        && spec.protocol == Protocol::Tls13
+        && spec.protocol() == Protocol::Tls13
         && reused < connections
         && run.error.is_none()
     {
@@ -101,7 +101,7 @@ fn honesty_error(
     if connections == 0 {
         return Some("s_time completed no connection inside its timed windows".into());
     }
-    match peer.spec.mode {
+    match peer.spec.mode() {
         Mode::Resumed if reused < connections => Some(format!(
             "{reused} of {connections} `-reuse` connections resumed (s_time printed `r` for {reused} and `*` for {}): this arm does not measure resumption",
             connections - reused
@@ -149,9 +149,9 @@ pub fn comparisons(plan: &[PeerArm], arms: &[Arm], resamples: usize, seed: u64) 
             plan.iter().zip(arms).find(|(q, a)| {
                 q.detail::<STimeArm>()
                     .is_some_and(|b| !b.mode.reuses() && b.mode.www() == www && b.server == server)
-                    && q.spec.protocol == spec.protocol
-                    && q.spec.cert == spec.cert
-                    && q.spec.kx_group == spec.kx_group
+                    && q.spec.protocol() == spec.protocol()
+                    && q.spec.cert() == spec.cert()
+                    && q.spec.kx_group() == spec.kx_group()
                     && sound(a)
             })
         };
@@ -229,7 +229,7 @@ mod tests {
                         mode,
                         server: VS_S_SERVER,
                     })
-                    && a.spec.protocol == protocol
+                    && a.spec.protocol() == protocol
             })
             .unwrap()
             .clone()

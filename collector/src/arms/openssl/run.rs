@@ -11,19 +11,19 @@ use anyhow::{anyhow, Result};
 use shared::{Arm, CertKind, KindCounts, KxGroup, Protocol};
 
 use super::rate::{self, STimeRun};
-use super::s_server::SServer;
+use super::s_server;
 use super::s_time::{rustls_server_for_s_time, s_time_slice};
 use super::{Peer, STimeArm, VS_RUSTLS, WWW_FILE};
-use crate::arms::rustls::www::ServerView;
 use crate::arms::server::Server;
 use crate::arms::Cell;
-use crate::peers::servers::{PeerServer, ServerStack, Servers};
+use crate::peers::process::ServerProcess;
+use crate::peers::servers::{ServerStack, Servers};
 use crate::peers::{PeerArgs, Tool, Work};
 
 impl ServerStack for Peer {
     /// One s_server per certificate (every OpenSSL arm pins the same group).
     type Setup = (CertKind, KxGroup);
-    type Server = SServer;
+    type Server = ServerProcess;
 
     fn server_name(&self) -> &'static str {
         "s_server"
@@ -43,32 +43,15 @@ impl ServerStack for Peer {
         (cert, group): Self::Setup,
         w: &Work,
         ready: &dyn Fn(SocketAddr) -> Result<()>,
-    ) -> Result<SServer> {
-        let log = w.dir.path().join(format!("s_server-{cert}.log"));
-        SServer::start(
+    ) -> Result<ServerProcess> {
+        s_server::start(
             program,
-            &w.files[&cert],
-            &w.dir.path().join("www"),
+            (&w.files[&cert], &w.dir.path().join("www")),
             group,
-            log,
+            (w.dir, &cert.to_string()),
             w.ctx.io_timeout,
             ready,
         )
-    }
-}
-
-impl PeerServer for SServer {
-    fn addr(&self) -> SocketAddr {
-        SServer::addr(self)
-    }
-
-    /// None: s_server prints no per-connection report.
-    fn view(&self) -> Result<Option<Box<dyn ServerView>>> {
-        Ok(None)
-    }
-
-    fn check_alive(&mut self) -> Result<()> {
-        SServer::check_alive(self)
     }
 }
 
@@ -155,7 +138,7 @@ impl SliceServer for OpensslServers<'_, '_> {
         match self.s_servers.server(i, &cell) {
             Some(s) => {
                 s.check_alive()?;
-                Ok(SServer::addr(s))
+                Ok(s.addr())
             }
             None => anyhow::bail!("no s_server for {}", cell.cert),
         }
@@ -238,7 +221,7 @@ pub fn s_time_slices(
             let slice = s_time_slice(
                 program,
                 addr,
-                w.arms[i].spec.protocol,
+                w.arms[i].spec.protocol(),
                 arm.mode,
                 slice_s,
                 w.ctx.io_timeout,

@@ -15,7 +15,7 @@ use shared::{CertKind, Mode, Protocol, Side};
 
 use script::{overall_limit, run_script};
 
-use super::{ArmSpec, Handshake};
+use super::{ArmKind, ArmSpec, Handshake, Unpinned};
 use crate::measure::{check_side, ArmRun, Plan};
 use crate::peers::files::PemFiles;
 use crate::peers::private_dir::PrivateDir;
@@ -54,15 +54,15 @@ pub fn arms(certs: &[CertKind]) -> Vec<ArmSpec> {
                 (Mode::Full, None),
                 (Mode::Resumed, Some(shared::Resumption::Ticket)),
             ] {
-                out.push(ArmSpec {
+                out.push(ArmSpec::of(ArmKind::Unpinned(Unpinned {
                     protocol,
                     mode,
                     resumption,
                     cert: Some(cert),
                     // Python 3.11 cannot pin TLS 1.3 groups: OpenSSL's default order.
-                    kx_group: None,
-                    ..ArmSpec::TCP_CONNECT
-                });
+                    group: None,
+                    early_data: false,
+                })));
             }
         }
     }
@@ -92,8 +92,8 @@ pub fn run(
             "kind": k.as_str(), "cert": f.cert, "key": f.key, "ca": f.ca,
         })).collect::<Vec<_>>(),
         "arms": specs.iter().map(|s| json!({
-            "protocol": s.protocol.as_str(), "mode": s.mode.as_str(),
-            "cert": s.cert.map(CertKind::as_str),
+            "protocol": s.protocol().as_str(), "mode": s.mode().as_str(),
+            "cert": s.cert().map(CertKind::as_str),
         })).collect::<Vec<_>>(),
     });
     let mut cmd = Command::new(program);
@@ -195,7 +195,7 @@ fn arm_run(spec: ArmSpec, arm: OutArm) -> Result<ArmRun> {
             bail!("a Python connection record without times: {record:?}");
         };
         run.record_sample(Duration::from_nanos((elapsed * 1000.0).round() as u64));
-        if spec.protocol == Protocol::Tcp {
+        if spec.protocol() == Protocol::Tcp {
             continue;
         }
         let text = |i: usize| record.get(i).and_then(Value::as_str).unwrap_or("?");
@@ -265,7 +265,11 @@ mod tests {
             assert!(run.problems.is_empty(), "{}: {:?}", run.spec, run.problems);
             let arm = build_arm(run);
             assert_eq!(arm.error, None);
-            let resumed = if run.spec.mode == Mode::Resumed { 6 } else { 0 };
+            let resumed = if run.spec.mode() == Mode::Resumed {
+                6
+            } else {
+                0
+            };
             assert_eq!((arm.resumed.client, arm.resumed.server), (resumed, resumed));
         }
         let tls13 = &runs[1].negotiated;
@@ -277,7 +281,7 @@ mod tests {
     fn a_server_context_per_connection_never_resumes_and_says_so() {
         let specs = arms(&[CertKind::Rsa2048]);
         let (_, runs) = parse(&fixture("server-context-per-connection"), &specs).unwrap();
-        for run in runs.iter().filter(|r| r.spec.mode == Mode::Resumed) {
+        for run in runs.iter().filter(|r| r.spec.mode() == Mode::Resumed) {
             assert_eq!(
                 run.problems
                     .get("client reported a full handshake, expected resumed"),
@@ -289,7 +293,7 @@ mod tests {
         }
         assert!(runs
             .iter()
-            .filter(|r| r.spec.mode != Mode::Resumed)
+            .filter(|r| r.spec.mode() != Mode::Resumed)
             .all(|r| r.problems.is_empty()));
     }
 

@@ -32,7 +32,7 @@ impl PeerStack for Peer {
                     spec,
                     (Stack::PythonSsl, Stack::PythonSsl, Stack::PythonSsl),
                     vec![PYTHON],
-                    if spec.protocol == Protocol::Tcp {
+                    if spec.protocol() == Protocol::Tcp {
                         TCP_WINDOW
                     } else {
                         TIMED_WINDOW

@@ -297,7 +297,7 @@ impl Session for RemoteTcp {
 
 /// What one sample of a probe arm covers, in words.
 pub fn timed_window(spec: &ArmSpec) -> &'static str {
-    match (spec.protocol, spec.early_data) {
+    match (spec.protocol(), spec.early_data()) {
         (Protocol::Tcp, _) => "TCP connect to the probed server: from before the client's socket is created (socket(), TCP_NODELAY, timeouts) until connect() returns (SYN, SYN-ACK, ACK); then a normal close (FIN)",
         (_, false) => "connect + TLS handshake against the probed server, in the order real clients do it: from before the client's socket is created; socket, connect(), then the rustls ClientConnection (ClientHello, key share, PSK binder), then handshake I/O until the handshake is complete and the client's last flight is written; excludes the untimed wait for a TLS 1.3 ticket (resuming arms), close_notify and close",
         (_, true) => "connect + TLS 1.3 handshake with early data (0-RTT) against the probed server: as the other TLS arms, with a HEAD request queued as early data in the ClientHello; the window ends when the handshake is complete (not at the response, whose protocol the probe does not assume)",

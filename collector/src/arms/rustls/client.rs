@@ -60,11 +60,11 @@ impl TlsClient {
             name: ServerName::try_from("localhost")?,
             leaf,
             io_timeout: opts.io_timeout,
-            request: opts.request || arm.early_data,
-            early_data: arm.early_data,
+            request: opts.request || arm.early_data(),
+            early_data: arm.early_data(),
             // Phases are recorded for handshake windows (not request/response mode).
             phases: arm.phases == crate::arms::PhaseRecording::On
-                && !(opts.request || arm.early_data),
+                && !(opts.request || arm.early_data()),
         })
     }
 
@@ -269,13 +269,15 @@ mod tests {
 
     fn arm(protocol: Protocol) -> ArmSpec {
         ArmSpec {
-            protocol,
-            mode: Mode::Full,
-            resumption: None,
-            cert: Some(CertKind::EcdsaP256),
-            kx_group: Some(KxGroup::X25519),
+            kind: crate::arms::ArmKind::from_parts(crate::arms::Unpinned {
+                protocol,
+                mode: Mode::Full,
+                resumption: None,
+                cert: Some(CertKind::EcdsaP256),
+                group: Some(KxGroup::X25519),
+                early_data: false,
+            }),
             fault: Fault::None,
-            early_data: false,
             phases: PhaseRecording::On,
             cpu: None,
         }

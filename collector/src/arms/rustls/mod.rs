@@ -50,17 +50,17 @@ pub(crate) fn server_config(arm: &ArmSpec, certs: &CertStore) -> Result<ServerCo
     let (cert, group) = spec_parts(arm)?;
     let set = certs.get(cert)?;
     let mut cfg = ServerConfig::builder_with_provider(provider(group))
-        .with_protocol_versions(&[version(arm.protocol)])?
+        .with_protocol_versions(&[version(arm.protocol())])?
         .with_no_client_auth()
         .with_single_cert(vec![set.leaf.clone()], set.leaf_key())?;
     match arm.fault {
         Fault::NoSessionStore => cfg.session_storage = Arc::new(NoServerSessionStorage {}),
-        Fault::None | Fault::DropEvery(_) if arm.resumption == Some(Resumption::Ticket) => {
+        Fault::None | Fault::DropEvery(_) if arm.resumption() == Some(Resumption::Ticket) => {
             cfg.ticketer = aws_lc_rs::Ticketer::new()?;
         }
         Fault::None | Fault::NoEarlyData | Fault::DropEvery(_) => {}
     }
-    if arm.early_data && arm.fault != Fault::NoEarlyData {
+    if arm.early_data() && arm.fault != Fault::NoEarlyData {
         // rustls accepts 0-RTT only with stateful resumption and a non-zero limit; the
         // answer may go out before the handshake completes (half-RTT data).
         cfg.max_early_data_size = 16 * 1024;
@@ -81,25 +81,24 @@ pub(crate) fn client_config(arm: &ArmSpec, certs: &CertStore) -> Result<ClientCo
 pub fn client_config_trusting(arm: &ArmSpec, roots: RootCertStore) -> Result<ClientConfig> {
     let (_, group) = spec_parts(arm)?;
     let mut cfg = ClientConfig::builder_with_provider(provider(group))
-        .with_protocol_versions(&[version(arm.protocol)])?
+        .with_protocol_versions(&[version(arm.protocol())])?
         .with_root_certificates(roots)
         .with_no_client_auth();
-    cfg.resumption = match arm.mode {
+    cfg.resumption = match arm.mode() {
         Mode::Resumed => ClientResumption::in_memory_sessions(256)
             .tls12_resumption(Tls12Resumption::SessionIdOrTickets),
         _ => ClientResumption::disabled(),
     };
-    cfg.enable_early_data = arm.early_data;
+    cfg.enable_early_data = arm.early_data();
     Ok(cfg)
 }
 
+/// The certificate and group a rustls end is configured with: every kind of arm the
+/// rustls ends run pins both (an unpinned arm is another stack's or a probed server's).
 fn spec_parts(arm: &ArmSpec) -> Result<(shared::CertKind, KxGroup)> {
-    Ok((
-        arm.cert
-            .with_context(|| format!("TLS arm {arm} has no certificate kind"))?,
-        arm.kx_group
-            .with_context(|| format!("TLS arm {arm} has no key-exchange group"))?,
-    ))
+    arm.kind.pinned().with_context(|| {
+        format!("TLS arm {arm} pins no certificate and group: not an arm rustls runs here")
+    })
 }
 
 pub(crate) fn facts(conn: &rustls::CommonState) -> Option<Handshake> {

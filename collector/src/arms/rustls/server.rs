@@ -143,7 +143,7 @@ pub fn start_server_traced(
 ) -> Result<Server> {
     let handler = TlsHandler {
         config: Arc::new(server_config(arm, certs)?),
-        request: opts.request || arm.early_data,
+        request: opts.request || arm.early_data(),
         traced,
         drop_every: match arm.fault {
             Fault::DropEvery(n) => Some((n.max(1).into(), Arc::new(AtomicU64::new(0)))),

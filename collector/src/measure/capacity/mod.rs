@@ -10,12 +10,12 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use shared::{Capacity, CertKind, KxGroup, Mode, Protocol, Resumption};
+use shared::{Capacity, CertKind, KxGroup};
 
 use super::stats::nearest_rank;
 use super::ArmRun;
 use crate::arms::rustls::{start_server, TlsClient};
-use crate::arms::{ArmSpec, Fault, SessionOptions};
+use crate::arms::{ArmKind, ArmSpec, Cell, HandshakeMode, SessionOptions, Tls};
 use crate::certs::CertStore;
 use crate::measure::build_arm;
 use account::{account, ClientLog, Conn};
@@ -25,16 +25,15 @@ pub const WARMUP_PER_CLIENT: u64 = 5;
 
 /// The arm capacity runs use: TLS 1.3, the first cert kind and group asked for.
 pub fn base_spec(certs: &[CertKind], groups: &[KxGroup]) -> ArmSpec {
+    let cell = Cell {
+        tls: Tls::Tls13,
+        handshake: HandshakeMode::Full,
+        cert: certs.first().copied().unwrap_or(CertKind::EcdsaP256),
+        group: groups.first().copied().unwrap_or(KxGroup::X25519),
+    };
     ArmSpec {
-        protocol: Protocol::Tls13,
-        mode: Mode::Full,
-        resumption: None,
-        cert: Some(certs.first().copied().unwrap_or(CertKind::EcdsaP256)),
-        kx_group: Some(groups.first().copied().unwrap_or(KxGroup::X25519)),
-        fault: Fault::None,
-        early_data: false,
         phases: crate::arms::PhaseRecording::Off,
-        cpu: None,
+        ..cell.spec()
     }
 }
 
@@ -48,18 +47,17 @@ pub fn arms(
     io_timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<Vec<shared::Arm>> {
+    let Some(cell) = base.cell() else {
+        anyhow::bail!("capacity arms need a TLS handshake arm, not {base}");
+    };
     let mut out = Vec::new();
     for &n in concurrency {
-        for (mode, resumption) in [
-            (Mode::Full, None),
-            (Mode::Resumed, Some(Resumption::Ticket)),
-        ] {
+        for handshake in HandshakeMode::FULL_AND_TICKET {
             if stop.load(Ordering::Relaxed) {
                 return Ok(out);
             }
             let spec = ArmSpec {
-                mode,
-                resumption,
+                kind: ArmKind::Handshake(Cell { handshake, ..cell }),
                 ..*base
             };
             eprintln!("collector: capacity {spec} with {n} client(s) for {seconds} s");

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use shared::{CertKind, KxGroup};
 
+use crate::arms::Fault;
+
 use super::*;
 
 fn dropping(every: u32) -> ArmSpec {
@@ -16,7 +18,7 @@ fn dropping(every: u32) -> ArmSpec {
 }
 
 fn measure(spec: &ArmSpec, clients: u64) -> (ArmRun, Capacity) {
-    let certs = CertStore::generate(spec.cert).unwrap();
+    let certs = CertStore::generate(spec.cert()).unwrap();
     let stop = AtomicBool::new(false);
     run(spec, clients, 1, &certs, Duration::from_secs(5), &stop).unwrap()
 }

@@ -13,13 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use shared::{Arrival, Capacity, Mode, Resumption};
+use shared::{Arrival, Capacity};
 
 use super::capacity::cpu_sharing;
 use super::ArmRun;
 use crate::arms::rustls::{start_server, ClientSide, TlsClient};
 use crate::arms::server::Server;
-use crate::arms::{ArmSpec, SessionOptions};
+use crate::arms::{ArmKind, ArmSpec, Cell, HandshakeMode, SessionOptions};
 use crate::certs::CertStore;
 use crate::measure::build_arm;
 use engine::{Connect, Pool, RealClock};
@@ -100,18 +100,17 @@ pub fn arms(
     stop: &AtomicBool,
 ) -> Result<Vec<shared::Arm>> {
     opts.check()?;
+    let Some(cell) = base.cell() else {
+        bail!("open-loop arms need a TLS handshake arm, not {base}");
+    };
     let mut out = Vec::new();
     for &rate in &opts.rates {
-        for (mode, resumption) in [
-            (Mode::Full, None),
-            (Mode::Resumed, Some(Resumption::Ticket)),
-        ] {
+        for handshake in HandshakeMode::FULL_AND_TICKET {
             if stop.load(Ordering::Relaxed) {
                 return Ok(out);
             }
             let spec = ArmSpec {
-                mode,
-                resumption,
+                kind: ArmKind::Handshake(Cell { handshake, ..cell }),
                 ..*base
             };
             let seed = opts.seed.wrapping_add(out.len() as u64);
@@ -251,12 +250,12 @@ mod sweep_tests;
 #[cfg(test)]
 pub(crate) fn test_arm(
     id: &str,
-    mode: Mode,
+    mode: shared::Mode,
     offered: f64,
     achieved: f64,
     samples: Vec<f64>,
 ) -> shared::Arm {
-    let resumption = (mode == Mode::Resumed).then_some(Resumption::Ticket);
+    let resumption = (mode == shared::Mode::Resumed).then_some(shared::Resumption::Ticket);
     let mut a = shared::sample::arm(id, shared::Protocol::Tls13, mode, resumption, samples);
     a.capacity = Some(Capacity {
         clients: 4,
@@ -289,7 +288,7 @@ pub(crate) fn test_arm(
 
 #[cfg(test)]
 mod tests {
-    use shared::ComparisonKind;
+    use shared::{ComparisonKind, Mode};
 
     use super::*;
 

@@ -27,7 +27,7 @@ fn sweep(fault: Fault, rates: &[u64], workers: u64) -> Vec<shared::Arm> {
         fault,
         ..base_spec(&[CertKind::EcdsaP256], &[KxGroup::X25519])
     };
-    let certs = CertStore::generate(spec.cert).unwrap();
+    let certs = CertStore::generate(spec.cert()).unwrap();
     arms(
         &spec,
         &options(rates, workers),

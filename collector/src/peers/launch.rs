@@ -1,0 +1,198 @@
+//! Starting a peer server process, written once for every server stack: its output
+//! files in the run's private folder, the spawn (on the servers' CPUs, killed on every
+//! way out) and the wait until a handshake with it presents the run's leaf. A stack says
+//! only how its command line is built ([`Launch::start`]).
+
+use std::fs::File;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use super::private_dir::PrivateDir;
+use super::process::ServerProcess;
+
+/// Where a peer server's stdout and stderr go, as files `<stem>.log` / `<stem>.stderr`
+/// in the run's private folder. The process's failure messages quote the stderr file
+/// (`.log` where both go there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// stdout to `.log` (the server's per-connection log), stderr to `.stderr`.
+    LogAndStderr,
+    /// Both to `.log`.
+    Joined,
+    /// stdout discarded, stderr to `.stderr`.
+    StderrOnly,
+}
+
+/// One server process to start.
+#[derive(Debug, Clone)]
+pub struct Launch<'a> {
+    /// The program, in messages: `haproxy`, `botan tls_server`.
+    pub what: &'a str,
+    /// The file names' stem in the private folder, e.g. `haproxy-rsa2048-tls13-x25519-tickets`.
+    pub stem: String,
+    /// The setup, in messages: `haproxy (rsa2048-tls13-x25519-tickets)`.
+    pub setup: String,
+    pub addr: SocketAddr,
+    pub output: Output,
+}
+
+/// A started server and the files its output goes to.
+pub struct Launched {
+    pub process: ServerProcess,
+    /// Its stdout, where it is kept ([`Output::LogAndStderr`], [`Output::Joined`]).
+    pub stdout: Option<PathBuf>,
+    /// Its stderr.
+    pub stderr: PathBuf,
+}
+
+impl<'a> Launch<'a> {
+    /// `what` started for `setup`, its files named `<prefix>-<setup>.*`.
+    pub fn new(
+        what: &'a str,
+        prefix: &str,
+        setup: String,
+        addr: SocketAddr,
+        output: Output,
+    ) -> Launch<'a> {
+        Launch {
+            what,
+            stem: format!("{prefix}-{setup}"),
+            setup,
+            addr,
+            output,
+        }
+    }
+
+    /// Sends `cmd`'s output where [`Launch::output`] says (stdin from /dev/null), starts
+    /// it and waits until `ready` succeeds against its address.
+    pub fn start(
+        &self,
+        cmd: &mut Command,
+        dir: &PrivateDir,
+        io_timeout: Duration,
+        ready: &dyn Fn(SocketAddr) -> Result<()>,
+    ) -> Result<Launched> {
+        let log = dir.path().join(format!("{}.log", self.stem));
+        let err = dir.path().join(format!("{}.stderr", self.stem));
+        let (stdout, stderr) = match self.output {
+            Output::LogAndStderr => {
+                cmd.stdout(create(&log)?).stderr(create(&err)?);
+                (Some(log), err)
+            }
+            Output::Joined => {
+                let file = create(&log)?;
+                cmd.stdout(file.try_clone()?).stderr(file);
+                (Some(log.clone()), log)
+            }
+            Output::StderrOnly => {
+                cmd.stdout(Stdio::null()).stderr(create(&err)?);
+                (None, err)
+            }
+        };
+        cmd.stdin(Stdio::null());
+        let process =
+            ServerProcess::start(cmd, self.what, self.addr, stderr.clone(), io_timeout, ready)
+                .with_context(|| format!("{} ({})", self.what, self.setup))?;
+        Ok(Launched {
+            process,
+            stdout,
+            stderr,
+        })
+    }
+}
+
+fn create(path: &std::path::Path) -> Result<File> {
+    File::create(path).with_context(|| format!("could not create {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    /// A "server" that prints to both streams and listens on a port (a shell and nc
+    /// are not always there: python3 is, where the peer tests run; skip otherwise).
+    fn server(out: Output, dir: &PrivateDir) -> Option<Launched> {
+        crate::peers::which("python3")?;
+        let addr = crate::peers::process::free_loopback_addr().unwrap();
+        let script = format!(
+            "import socket,sys,time\nprint('to stdout', flush=True)\nprint('to stderr', file=sys.stderr, flush=True)\ns=socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\ns.bind(('127.0.0.1',{}))\ns.listen()\ntime.sleep(30)",
+            addr.port()
+        );
+        let mut cmd = Command::new("python3");
+        cmd.args(["-c", &script]);
+        let launch = Launch {
+            what: "test server",
+            stem: format!("test-{out:?}"),
+            setup: "one".into(),
+            addr,
+            output: out,
+        };
+        let ready = |a: SocketAddr| -> Result<()> {
+            std::net::TcpStream::connect(a)?;
+            Ok(())
+        };
+        Some(
+            launch
+                .start(&mut cmd, dir, Duration::from_secs(10), &ready)
+                .unwrap(),
+        )
+    }
+
+    fn read(p: &std::path::Path) -> String {
+        std::fs::read_to_string(p).unwrap_or_default()
+    }
+
+    #[test]
+    fn output_goes_to_the_files_each_kind_names() {
+        let dir = PrivateDir::create().unwrap();
+        let Some(split) = server(Output::LogAndStderr, &dir) else {
+            return;
+        };
+        let joined = server(Output::Joined, &dir).unwrap();
+        let quiet = server(Output::StderrOnly, &dir).unwrap();
+        let log = split.stdout.as_ref().unwrap();
+        assert!(log.ends_with("test-LogAndStderr.log"), "{log:?}");
+        assert_eq!(read(log), "to stdout\n");
+        assert_eq!(read(&split.stderr), "to stderr\n");
+        assert_eq!(joined.stdout.as_ref(), Some(&joined.stderr));
+        let both = read(&joined.stderr);
+        assert!(
+            both.contains("to stdout") && both.contains("to stderr"),
+            "{both}"
+        );
+        assert_eq!(quiet.stdout, None);
+        assert_eq!(read(&quiet.stderr), "to stderr\n");
+        assert!(
+            TcpListener::bind(split.process.addr()).is_err(),
+            "it listens"
+        );
+    }
+
+    #[test]
+    fn a_server_that_exits_is_named_with_its_setup() {
+        let dir = PrivateDir::create().unwrap();
+        let addr = crate::peers::process::free_loopback_addr().unwrap();
+        let launch = Launch {
+            what: "false",
+            stem: "false-one".into(),
+            setup: "one".into(),
+            addr,
+            output: Output::StderrOnly,
+        };
+        let ready = |_: SocketAddr| -> Result<()> { anyhow::bail!("not yet") };
+        let Err(e) = launch.start(
+            &mut Command::new("false"),
+            &dir,
+            Duration::from_secs(5),
+            &ready,
+        ) else {
+            panic!("`false` cannot become ready");
+        };
+        assert!(format!("{e:#}").starts_with("false (one): "), "{e:#}");
+    }
+}
