@@ -153,7 +153,7 @@ fn cells_table(
         <div {class}>
             <h4>{title}</h4>
             <p class="lead">{lead}</p>
-            <table class={classes!("arms", class)}>
+            <table class={format!("arms {class}")}>
                 if let Some(c) = caption { <caption>{c}</caption> }
                 <thead><tr>
                     for h in head { <th scope="col">{*h}</th> }
