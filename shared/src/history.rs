@@ -246,7 +246,7 @@ impl History {
     /// finite, positive and plausible, each CI in order. The error names the place.
     pub fn from_json(text: &str) -> Result<History, String> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let history: History = serde_json::from_str(text).map_err(|e| {
+        let history: History = crate::objects::from_str(text).map_err(|e| {
             format!(
                 "not a run history (line {}, column {})",
                 e.line(),

@@ -9,6 +9,7 @@ mod history;
 mod ids;
 mod index;
 pub mod json;
+pub mod objects;
 pub mod open_loop;
 pub mod order;
 pub mod placement;

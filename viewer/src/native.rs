@@ -232,7 +232,7 @@ impl Page {
     }
 
     /// A percentile chart and its "as text" list.
-    fn bars(&mut self, b: &[crate::data::derive::PercentileBar], scale: Scale) {
+    fn bars(&mut self, b: &[crate::data::outcome::PercentileBar], scale: Scale) {
         self.draw(bars::height_for(b.len(), 3), |a| {
             bars::draw_percentiles(a, b, scale, None, 1.0)
         });

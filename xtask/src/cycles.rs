@@ -16,18 +16,27 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-/// The crates checked by default (the collector and the viewer).
-const CRATES: &[&str] = &["collector", "viewer"];
+/// The crates checked by default (the collector and the viewer), also by `cargo xtask test`.
+pub const CRATES: &[&str] = &["collector", "viewer"];
 
 pub fn run(args: &[String]) -> Result<std::process::ExitCode> {
-    let root = crate::tools::root();
     let crates: Vec<&str> = if args.is_empty() {
         CRATES.to_vec()
     } else {
         args.iter().map(String::as_str).collect()
     };
+    Ok(if check(&crates)? {
+        std::process::ExitCode::from(1)
+    } else {
+        std::process::ExitCode::SUCCESS
+    })
+}
+
+/// Prints the cycles of each of `crates`; true when any crate has a file-level cycle.
+pub fn check(crates: &[&str]) -> Result<bool> {
+    let root = crate::tools::root();
     let mut any = false;
-    for name in crates {
+    for &name in crates {
         let src = root.join(name).join("src");
         if !src.is_dir() {
             bail!("{} is not a crate's src folder", src.display());
@@ -46,11 +55,7 @@ pub fn run(args: &[String]) -> Result<std::process::ExitCode> {
         }
         any |= !files.is_empty();
     }
-    Ok(if any {
-        std::process::ExitCode::from(1)
-    } else {
-        std::process::ExitCode::SUCCESS
-    })
+    Ok(any)
 }
 
 /// Modules (by path, `""` for the crate root) and what each depends on.

@@ -58,8 +58,9 @@ USAGE:
         at the top level. Exits 1 when a crate has a file-level cycle.
 
     cargo xtask test
-        Run every check: formatting, clippy (`--workspace --all-targets`, warnings are
-        errors), unit tests, end-to-end tests. Installs what is missing first.
+        Run every check: formatting, no file-level import cycle in the collector or the
+        viewer (as `cargo xtask cycles`), clippy (`--workspace --all-targets`, warnings
+        are errors), unit tests, end-to-end tests. Installs what is missing first.
 ";
 
 fn main() -> ExitCode {

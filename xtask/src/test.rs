@@ -1,4 +1,5 @@
-//! `cargo xtask test`: every check the project has: formatting, clippy, the tests.
+//! `cargo xtask test`: every check the project has: formatting, import cycles, clippy,
+//! the tests.
 
 use std::process::{Command, ExitCode};
 
@@ -13,6 +14,10 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     ensure_rust_component("rustfmt", Command::new("cargo").args(["fmt", "--version"]))?;
     step("checking formatting");
     tools::run(cargo().args(["fmt", "--all", "--", "--check"]))?;
+    step("listing import cycles between modules (`cargo xtask cycles`)");
+    if crate::cycles::check(crate::cycles::CRATES)? {
+        bail!("modules import each other in a cycle (listed above): break it first");
+    }
     tools::announce_native_rustflags();
     ensure_rust_component(
         "clippy",

@@ -100,10 +100,11 @@ impl Evidence {
                 });
             }
         }
-        let evidence: Evidence = serde_json::from_str(text).map_err(|e| EvidenceError::Field {
-            path: locate::path_at(text, e.line(), e.column()),
-            message: strip_position(&e.to_string()),
-        })?;
+        let evidence: Evidence =
+            crate::objects::from_str(text).map_err(|e| EvidenceError::Field {
+                path: locate::path_at(text, e.line(), e.column()),
+                message: strip_position(&e.to_string()),
+            })?;
         let violations = evidence.violations();
         if violations.is_empty() {
             Ok(evidence)

@@ -9,8 +9,8 @@ use super::labels::fit_labels;
 use super::{chars_in, fail, font, label_left_of, label_width, legend, legend_rows, x_ticks};
 use super::{DrawResult, Scale};
 use super::{ERROR, INK, MUTED, P50, P95, P99};
-use crate::data::derive::{NoResult, PercentileBar};
 use crate::data::format::fmt_us;
+use crate::data::outcome::{NoResult, PercentileBar};
 
 /// One slot of a row.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,7 +5,8 @@ use plotters::prelude::*;
 
 use super::lines::{draw_lines, Axes, Drawn};
 use super::{DrawResult, Scale};
-use crate::data::derive::{CdfSeries, NoResult};
+use crate::data::derive::CdfSeries;
+use crate::data::outcome::NoResult;
 use crate::data::series::{Line, Point};
 
 pub fn draw_cdf<DB: DrawingBackend>(

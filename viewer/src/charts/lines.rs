@@ -5,6 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::bars::no_data;
+use super::legend::draw_legend;
 use super::{fail, font, DrawResult, Scale, ERROR, FASTER, GRID, INK, MUTED, PALETTE};
 use crate::data::series::Line;
 
@@ -114,6 +115,7 @@ pub fn draw_lines<DB: DrawingBackend>(
         .map_err(fail)?;
     }
     let width = (2.0 * scale).round().max(1.0) as u32;
+    let mut legend: Vec<(String, ShapeStyle)> = Vec::with_capacity(lines.len());
     for (i, d) in lines.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let style = ShapeStyle::from(color).stroke_width(width);
@@ -125,9 +127,8 @@ pub fn draw_lines<DB: DrawingBackend>(
             .collect();
         chart
             .draw_series(std::iter::once(PathElement::new(path.clone(), style)))
-            .map_err(fail)?
-            .label(super::shorten(&d.line.label, 90))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + s(18.0), y)], style));
+            .map_err(fail)?;
+        legend.push((super::shorten(&d.line.label, 90), style));
         for p in d.line.points.iter().filter(|_| axes.markers) {
             let (px, py) = chart.backend_coord(&(to_x(p.x), to_y(p.y)));
             let r = s(3.0);
@@ -160,14 +161,14 @@ pub fn draw_lines<DB: DrawingBackend>(
             .map_err(fail)?;
     }
     let has_error = lines.iter().any(|d| d.error);
-    chart
-        .configure_series_labels()
-        .position(axes.legend_at.clone())
-        .label_font(font(11.0, scale).color(if has_error { &ERROR } else { &INK }))
-        .background_style(WHITE.mix(0.85))
-        .border_style(GRID)
-        .draw()
-        .map_err(fail)?;
+    draw_legend(
+        &chart.plotting_area().strip_coord_spec(),
+        &legend,
+        &axes.legend_at,
+        &font(11.0, scale).color(if has_error { &ERROR } else { &INK }),
+        (WHITE.mix(0.85).filled(), GRID.into()),
+        s(18.0),
+    )?;
     area.present().map_err(fail)
 }
 

@@ -9,7 +9,9 @@ pub mod against;
 pub mod bars;
 pub mod cdf;
 pub mod labels;
+pub mod legend;
 pub mod lines;
+pub mod spec;
 pub mod speedup;
 pub mod stacks;
 pub mod surface;
@@ -169,9 +171,15 @@ pub(crate) fn fail<E: std::fmt::Display>(e: E) -> String {
     format!("drawing failed: {e}")
 }
 
-/// Font of `px` CSS pixels at `scale`.
+/// Font of `px` CSS pixels at `scale`. (The family as a value, not read from a name:
+/// reading a name lowercases it, which compiles Unicode's case tables into the wasm.)
 pub fn font(px: f64, scale: f64) -> TextStyle<'static> {
-    TextStyle::from(("sans-serif", px * scale).into_font()).color(&INK)
+    TextStyle::from(FontDesc::new(
+        FontFamily::SansSerif,
+        px * scale,
+        FontStyle::Normal,
+    ))
+    .color(&INK)
 }
 
 /// A label right-aligned at `at`, vertically centred, in `color`.

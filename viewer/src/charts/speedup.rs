@@ -7,8 +7,9 @@ use shared::Protocol;
 
 use super::bars::{draw_hbars, Axis, Row, Slot};
 use super::{DrawResult, Scale, TLS12, TLS13};
-use crate::data::derive::{NoResult, SpeedupBar};
+use crate::data::derive::SpeedupBar;
 use crate::data::format::fmt_ratio_ci;
+use crate::data::outcome::NoResult;
 
 /// Rows of the chart: one per group, slots TLS 1.2 then TLS 1.3 (empty when absent).
 pub fn speedup_rows(bars: &[SpeedupBar]) -> Vec<Row> {

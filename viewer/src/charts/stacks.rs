@@ -9,8 +9,8 @@ use plotters::prelude::*;
 
 use super::bars::{draw_hbars, Axis, Row, Slot};
 use super::{DrawResult, Scale, P50, P95, P99, TLS12};
-use crate::data::derive::NoResult;
 use crate::data::format::{fmt_ratio_ci, fmt_us, PER_USER_CPU_S};
+use crate::data::outcome::NoResult;
 use crate::data::stacks::{Ratio, StackLatency, StackSpeedup};
 
 fn bar(value: f64, color: RGBColor, ci: Option<[f64; 2]>, note: String) -> Slot {

@@ -3,130 +3,16 @@
 
 use std::rc::Rc;
 
-use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, DrawingBackend, IntoDrawingArea};
+use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use super::export::{download_png, download_svg};
 use super::shown;
-use crate::charts::bars::Extent;
+use crate::charts::spec::{paint, ChartSpec};
 use crate::charts::surface::Surface;
-use crate::charts::{
-    against, bars, cdf, font, lines, speedup, stacks, waterfall, DrawResult, Scale,
-};
-use crate::data::derive::{CdfSeries, PercentileBar, SpeedupBar};
 use crate::data::export::{export_head, export_name, Provenance};
-use crate::data::format::fmt_us;
-use crate::data::phases::Waterfall;
-use crate::data::series::{CapacityMetric, Line};
-use crate::data::stacks::{StackLatency, StackSpeedup};
-use crate::data::text::{
-    cdf_text, lines_text, percentile_text, speedup_text, stack_latency_text, TextLine,
-};
-
-/// What a chart canvas shows.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ChartSpec {
-    /// The bars, the value axis, and the values of the panels read against this one.
-    Percentiles(Vec<PercentileBar>, Scale, Extent),
-    Speedups(Vec<SpeedupBar>),
-    Cdf(Vec<CdfSeries>, Scale),
-    StackLatency(Vec<StackLatency>, Scale),
-    StackSpeedups(Vec<StackSpeedup>),
-    Capacity(Vec<Line>, CapacityMetric),
-    Ttfb(Vec<Line>),
-    Waterfall(Vec<Waterfall>),
-    /// One arm across runs: a line per host, and the points marked as changes.
-    Trend(Vec<Line>, Vec<(f64, f64, bool)>),
-}
-
-impl ChartSpec {
-    /// Height in CSS pixels that fits the content.
-    pub fn height(&self) -> u32 {
-        match self {
-            ChartSpec::Percentiles(b, ..) => bars::height_for(b.len(), 3),
-            ChartSpec::Speedups(b) => {
-                let groups = speedup::speedup_rows(b).len();
-                bars::height_for(groups, 2)
-            }
-            ChartSpec::StackLatency(r, _) => bars::height_for(r.len(), 2),
-            ChartSpec::StackSpeedups(r) => bars::height_for(r.len(), 2),
-            ChartSpec::Cdf(..)
-            | ChartSpec::Capacity(..)
-            | ChartSpec::Ttfb(_)
-            | ChartSpec::Trend(..) => lines::HEIGHT,
-            ChartSpec::Waterfall(r) => waterfall::height_for(r.len()),
-        }
-    }
-
-    /// The chart's data as text, one line per row or curve. (The stacks' speedups and
-    /// the phases have their own list and table under the chart.)
-    fn text(&self) -> Vec<TextLine> {
-        let us = |v: f64| fmt_us(v);
-        match self {
-            ChartSpec::Percentiles(b, ..) => percentile_text(b),
-            ChartSpec::Speedups(b) => speedup_text(b),
-            ChartSpec::Cdf(s, _) => cdf_text(s),
-            ChartSpec::StackLatency(r, _) => stack_latency_text(r),
-            ChartSpec::Capacity(l, metric) => {
-                let rate = |v: f64| format!("{v:.0}/s");
-                let y: &dyn Fn(f64) -> String = match metric {
-                    CapacityMetric::Rate => &rate,
-                    CapacityMetric::P99 => &us,
-                };
-                lines_text(l, &|x| format!("{x:.0} clients"), y)
-            }
-            ChartSpec::Ttfb(l) => lines_text(l, &|x| format!("RTT {x} ms"), &us),
-            // The trend has its own table (run ids, verdicts) under the chart.
-            ChartSpec::StackSpeedups(_) | ChartSpec::Waterfall(_) | ChartSpec::Trend(..) => {
-                Vec::new()
-            }
-        }
-    }
-
-    /// The rows' (or lines') names, in order: what an export lists as its arms.
-    fn labels(&self) -> Vec<String> {
-        let rows = |r: Vec<bars::Row>| r.into_iter().map(|r| r.label).collect();
-        match self {
-            ChartSpec::Percentiles(b, ..) => b.iter().map(|b| b.label.clone()).collect(),
-            ChartSpec::Speedups(b) => rows(speedup::speedup_rows(b)),
-            ChartSpec::StackLatency(r, _) => r.iter().map(|r| r.arm.clone()).collect(),
-            ChartSpec::StackSpeedups(r) => r.iter().map(|r| r.arm.clone()).collect(),
-            ChartSpec::Waterfall(r) => r.iter().map(|r| r.arm.clone()).collect(),
-            ChartSpec::Cdf(s, _) => s.iter().map(|s| s.label.clone()).collect(),
-            ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) | ChartSpec::Trend(l, _) => {
-                l.iter().map(|l| l.label.clone()).collect()
-            }
-        }
-    }
-
-    /// The row labels as a bar chart `css_w` wide draws them (fitted and distinct);
-    /// `None` for the line charts (their names are in the legend).
-    fn drawn_labels(&self, css_w: f64) -> Option<Vec<String>> {
-        match self {
-            ChartSpec::Cdf(..)
-            | ChartSpec::Capacity(..)
-            | ChartSpec::Ttfb(_)
-            | ChartSpec::Trend(..) => None,
-            _ => Some(bars::drawn_labels(&self.labels(), css_w)),
-        }
-    }
-
-    /// Number of series/rows, exposed as `data-items` for tests and tools.
-    fn items(&self) -> usize {
-        match self {
-            ChartSpec::Percentiles(b, ..) => b.len(),
-            ChartSpec::Speedups(b) => b.len(),
-            ChartSpec::Cdf(s, _) => s.len(),
-            ChartSpec::StackLatency(r, _) => r.len(),
-            ChartSpec::StackSpeedups(r) => r.len(),
-            ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) | ChartSpec::Trend(l, _) => l.len(),
-            ChartSpec::Waterfall(r) => r.len(),
-        }
-    }
-}
 
 #[derive(Properties, PartialEq)]
 pub struct ChartProps {
@@ -152,32 +38,6 @@ pub struct ChartProps {
     pub arms: Option<Vec<String>>,
 }
 
-/// CSS pixels of an export's header (three lines of text).
-const HEAD_PX: f64 = 58.0;
-
-/// `spec` drawn under its export header `head`.
-pub fn paint_with_head<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    spec: &ChartSpec,
-    head: &[String; 3],
-    dpr: f64,
-) -> DrawResult {
-    let (top, body) = area.split_vertically((HEAD_PX * dpr).round() as u32);
-    top.fill(&plotters::style::WHITE)
-        .map_err(crate::charts::fail)?;
-    for (i, line) in head.iter().enumerate() {
-        let px = if i == 0 { 14.0 } else { 11.0 };
-        let at = ((6.0 * dpr) as i32, ((4.0 + 17.0 * i as f64) * dpr) as i32);
-        top.draw(&plotters::element::Text::new(
-            line.clone(),
-            at,
-            font(px, dpr),
-        ))
-        .map_err(crate::charts::fail)?;
-    }
-    paint(&body, spec, dpr)
-}
-
 fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
     let window = web_sys::window().ok_or("no window")?;
     let dpr = window.device_pixel_ratio().clamp(1.0, 4.0);
@@ -196,33 +56,6 @@ fn draw(canvas: &HtmlCanvasElement, spec: &ChartSpec) -> Result<(), String> {
     let backend = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or("this browser gave no 2D canvas context")?;
     paint(&Surface::Screen(backend).into_drawing_area(), spec, dpr)
-}
-
-/// The height of an export of `spec`, in CSS pixels (the chart and its header).
-pub fn export_height(spec: &ChartSpec) -> u32 {
-    spec.height() + HEAD_PX as u32
-}
-
-/// Draws `spec` on `area` (the page's canvas and the SVG download both draw through
-/// [`Surface`], so the charts are compiled once).
-pub fn paint<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    spec: &ChartSpec,
-    dpr: f64,
-) -> DrawResult {
-    match spec {
-        ChartSpec::Percentiles(b, scale, extent) => {
-            bars::draw_percentiles(area, b, *scale, *extent, dpr)
-        }
-        ChartSpec::Speedups(b) => speedup::draw_speedups(area, b, dpr),
-        ChartSpec::Cdf(s, scale) => cdf::draw_cdf(area, s, *scale, dpr),
-        ChartSpec::StackLatency(r, scale) => stacks::draw_stack_latencies(area, r, *scale, dpr),
-        ChartSpec::StackSpeedups(r) => stacks::draw_stack_speedups(area, r, dpr),
-        ChartSpec::Capacity(l, metric) => against::draw_capacity(area, l, *metric, dpr),
-        ChartSpec::Ttfb(l) => against::draw_ttfb(area, l, dpr),
-        ChartSpec::Waterfall(r) => waterfall::draw_waterfalls(area, r, dpr),
-        ChartSpec::Trend(l, marks) => against::draw_trend(area, l, marks, dpr),
-    }
 }
 
 /// Notes the time of the first drawn chart (ms since navigation start) on `<body>` as
@@ -325,7 +158,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                         <caption>{props.label.clone()}</caption>
                         <tbody>
                         for (label, text, error) in lines {
-                            <tr class={classes!(error.then_some("error"))}>
+                            <tr class={error.then_some("error")}>
                                 <th scope="row">{shown(&label)}</th><td>{text}</td>
                             </tr>
                         }

@@ -5,7 +5,8 @@ use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-use super::canvas::{Chart, ChartSpec};
+use super::canvas::Chart;
+use crate::charts::spec::ChartSpec;
 use crate::charts::Scale;
 use crate::data::derive::{cdf_series, has_cdf, ArmRef};
 use crate::data::filter::ArmFilter;

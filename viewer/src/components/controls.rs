@@ -28,7 +28,7 @@ pub fn controls(props: &ControlsProps) -> Html {
         let on_scale = props.on_scale.clone();
         let pressed = props.scale == scale;
         html! {
-            <button class={classes!(pressed.then_some("on"))} aria-pressed={pressed.to_string()}
+            <button class={pressed.then_some("on")} aria-pressed={pressed.to_string()}
                     onclick={move |_| on_scale.emit(scale)}>{text}</button>
         }
     };

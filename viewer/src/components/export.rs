@@ -6,7 +6,7 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlCanvasElement;
 
-use super::canvas::{export_height, paint_with_head, ChartSpec};
+use crate::charts::spec::{export_height, paint_with_head, ChartSpec};
 use crate::charts::surface::Surface;
 
 /// Offers `href` (a data or object URL) as a download called `name`.

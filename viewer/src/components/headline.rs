@@ -8,8 +8,9 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use super::canvas::{Chart, ChartSpec};
+use super::canvas::Chart;
 use super::shown;
+use crate::charts::spec::ChartSpec;
 use crate::charts::Scale;
 use crate::data::format::short;
 use crate::data::headline::{headline_bars, headline_cards, headline_speedups};

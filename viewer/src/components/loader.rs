@@ -4,7 +4,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{DragEvent, File, FileList, HtmlInputElement};
 use yew::prelude::*;
@@ -24,11 +24,14 @@ pub struct Start {
     pub files: Vec<Fetched>,
 }
 
+/// GETs `url` (relative to the page) as text, by the browser's `fetch` itself: gloo-net's
+/// request builder (query merging, headers, URL re-parsing) was code the page never used.
 async fn fetch_text(url: &str) -> Result<String, String> {
-    let resp = gloo_net::http::Request::get(url)
-        .send()
+    let window = web_sys::window().ok_or("could not fetch: no window")?;
+    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
         .await
-        .map_err(|e| format!("could not fetch: {e}"))?;
+        .map_err(|e| format!("could not fetch: {}", js_error(e)))?
+        .unchecked_into();
     if !resp.ok() {
         return Err(format!(
             "could not fetch: HTTP {} {}",
@@ -36,9 +39,20 @@ async fn fetch_text(url: &str) -> Result<String, String> {
             resp.status_text()
         ));
     }
-    resp.text()
+    let read = |e: JsValue| format!("could not read the response: {}", js_error(e));
+    let text = JsFuture::from(resp.text().map_err(read)?)
         .await
-        .map_err(|e| format!("could not read the response: {e}"))
+        .map_err(read)?;
+    text.as_string()
+        .ok_or_else(|| "could not read the response: it is not text".into())
+}
+
+/// A JavaScript error as its own `toString()` (`TypeError: Failed to fetch`).
+fn js_error(e: JsValue) -> String {
+    match e.dyn_into::<js_sys::Error>() {
+        Ok(e) => String::from(e.to_string()),
+        Err(v) => format!("{v:?}"),
+    }
 }
 
 /// The `run` query parameter of the page URL, if any.
@@ -222,7 +236,7 @@ pub fn Loader(props: &LoaderProps) -> Html {
         })
     };
     html! {
-        <div id="drop-zone" class={classes!("loader", dragging.then_some("dragging"))}
+        <div id="drop-zone" class={if *dragging { "loader dragging" } else { "loader" }}
              {ondragover} {ondragleave} {ondrop}>
             <label>
                 {"Add evidence files "}

@@ -5,10 +5,11 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::canvas::{Chart, ChartSpec};
+use super::canvas::Chart;
 use super::shown;
-use super::views::RunViews;
+use super::views::{run_views, ViewsProps};
 use crate::charts::bars::{percentile_rows, shared_extents};
+use crate::charts::spec::ChartSpec;
 use crate::charts::Scale;
 use crate::data::card::{run_card, tls_over_tcp};
 use crate::data::derive::resume_speedups;
@@ -66,13 +67,13 @@ fn run_line(run: &HistoryRun, props: &RunListProps) -> Html {
     let id = short(&brief.run_id);
     let verb = if run.hidden { "show" } else { "hide" };
     html! {
-        <tr class={classes!(run.hidden.then_some("hidden"))} data-run={key.to_string()}>
+        <tr class={run.hidden.then_some("hidden")} data-run={key.to_string()}>
             <td class="kind">{brief.kind.map_or("–", |k| k.words())}</td>
             <td class="host">{shown(&brief.host)}</td>
             <td class="run-id"><code>{shown(&brief.run_id)}</code></td>
             <td>{shown(&short_time(&brief.started_at))}</td>
             <td>{shown(&brief.tool)}</td>
-            <td class={classes!((!brief.complete).then_some("error"))}>
+            <td class={(!brief.complete).then_some("error")}>
                 {if brief.complete { "yes" } else { "NO (interrupted)" }}
             </td>
             <td><code>{shown(&run.source)}</code>
@@ -196,7 +197,8 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
                    title={AttrValue::from("Resume speedup")}
                    run={run_id.clone()} host={host.clone()} date={date.clone()}
                    label="full/resumed p50 ratio per protocol, cert and resumption kind" />
-            <RunViews run={props.run.clone()} filter={props.filter.clone()} scale={props.scale} />
+            {run_views(&ViewsProps { run: props.run.clone(), filter: props.filter.clone(),
+                                     scale: props.scale })}
         </article>
     }
 }

@@ -80,7 +80,7 @@ pub fn ArmTable(props: &TableProps) -> Html {
 fn table_row(r: &ArmRow) -> Html {
     let numbers = match &r.no_result {
         Some(why) => html! {
-            <td colspan="4" class={classes!("no-result", why.is_error().then_some("error"))}>
+            <td colspan="4" class={if why.is_error() { "no-result error" } else { "no-result" }}>
                 {why.to_string()}
             </td>
         },
@@ -93,7 +93,7 @@ fn table_row(r: &ArmRow) -> Html {
     };
     html! {
         <tr data-arm={r.arm.clone()} data-run={r.run_key.to_string()}
-            class={classes!(r.no_result.as_ref().is_some_and(|w| w.is_error()).then_some("error"))}>
+            class={r.no_result.as_ref().is_some_and(|w| w.is_error()).then_some("error")}>
             <td>{r.run.clone()}</td>
             <th scope="row" class="arm"><code>{shown(&r.arm)}</code></th>
             <td>{r.protocol.clone()}</td><td>{r.mode.clone()}</td>
@@ -101,7 +101,7 @@ fn table_row(r: &ArmRow) -> Html {
             {numbers}
             <td class="num efficiency">{r.efficiency_text()}</td>
             <td class="num resumed" title={(r.resumed_client.is_none() || r.resumed_server.is_none()).then_some("-: that end did not count each connection (see the arm's `verified` record)")}>{r.resumed_text()}</td>
-            <td class={classes!("num", (r.failed > 0).then_some("error"))}>
+            <td class={if r.failed > 0 { "num error" } else { "num" }}>
                 {format!("{} of {}", r.failed, r.attempted)}
             </td>
         </tr>

@@ -8,8 +8,9 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use super::canvas::{Chart, ChartSpec};
+use super::canvas::Chart;
 use super::shown;
+use crate::charts::spec::ChartSpec;
 use crate::data::format::{fmt_ci_ratio, fmt_ci_us, fmt_ratio, fmt_us, short};
 use crate::data::load::short_time;
 use crate::data::load::RunSet;

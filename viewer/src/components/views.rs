@@ -5,7 +5,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::canvas::{Chart, ChartSpec};
+use super::canvas::Chart;
+use crate::charts::spec::ChartSpec;
 use crate::charts::Scale;
 use crate::data::filter::ArmFilter;
 use crate::data::format::{fmt_ratio, fmt_us};
@@ -17,15 +18,16 @@ use crate::data::ranking::{rankings, Ranking, HEAD as RANKING_HEAD};
 use crate::data::series::{capacity_lines, ttfb_lines, CapacityMetric};
 use crate::data::stacks::{stack_latencies, stack_speedups, StackSpeedup};
 
-#[derive(Properties, PartialEq)]
 pub struct ViewsProps {
     pub run: LoadedRun,
     pub filter: ArmFilter,
     pub scale: Scale,
 }
 
-#[component]
-pub fn RunViews(props: &ViewsProps) -> Html {
+/// A plain function, not a component: its only caller, `RunColumn`, is a component with
+/// the same inputs, so it redraws exactly when this would (and a component of its own
+/// compiles its own copy of yew's lifecycle code).
+pub fn run_views(props: &ViewsProps) -> Html {
     let ev = &props.run.evidence;
     let f = &props.filter;
     let key = props.run.key;
@@ -151,7 +153,7 @@ fn cells_table(
         <div {class}>
             <h4>{title}</h4>
             <p class="lead">{lead}</p>
-            <table class={classes!("arms", class)}>
+            <table class={format!("arms {class}")}>
                 if let Some(c) = caption { <caption>{c}</caption> }
                 <thead><tr>
                     for h in head { <th scope="col">{*h}</th> }
@@ -243,7 +245,7 @@ fn speedup_table(rows: &[StackSpeedup]) -> Html {
             <ul>
                 for r in rows {
                     <li data-arm={r.arm.clone()}
-                        class={classes!(r.no_speedup.is_some().then_some("error"))}>
+                        class={r.no_speedup.is_some().then_some("error")}>
                         {speedup_text(r)}
                     </li>
                 }

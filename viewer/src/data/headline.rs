@@ -10,8 +10,9 @@
 
 use shared::{Arm, ComparisonKind, Evidence, KxGroup, Mode, Protocol, Stack};
 
-use super::derive::{bar, no_result, PercentileBar, SpeedupBar};
+use super::derive::SpeedupBar;
 use super::format::{fmt_ci_ratio, fmt_ci_us, fmt_ratio, fmt_us};
+use super::outcome::{bar, no_result, PercentileBar};
 
 /// One card: a title and a line per cert (or per cert and mechanism).
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,7 @@ pub const HISTORY_URL: &str = "results/history.json";
 /// Parses an index (for `cargo xtask site`; the page starts from the history); the error
 /// says where the text stops being a run index.
 pub fn parse_index(text: &str) -> Result<ResultsIndex, String> {
-    serde_json::from_str(text).map_err(|e| {
+    shared::objects::from_str(text).map_err(|e| {
         let message = e.to_string();
         let message =
             &message[..shared::search::find(&message, " at line ").unwrap_or(message.len())];

@@ -317,13 +317,6 @@ impl RunSet {
         }
     }
 
-    /// The keys of the runs the detail view shows: those in `picked` that are shown (at
-    /// most [`MAX_DETAIL`], the first picks), else the landing run
-    /// ([`super::pick::landing`]).
-    pub fn detail_keys(&self, picked: &[u32]) -> Vec<u32> {
-        self.detail_keys_or(picked, super::pick::landing(self).map(|r| r.key))
-    }
-
     /// [`RunSet::detail_keys`] with `fallback` (the run the page follows) when none of
     /// `picked` is shown. A pick beyond [`MAX_DETAIL`] is not taken (the page refuses it).
     pub fn detail_keys_or(&self, picked: &[u32], fallback: Option<u32>) -> Vec<u32> {
@@ -337,11 +330,6 @@ impl RunSet {
             keys.extend(fallback);
         }
         keys
-    }
-
-    /// The detail view's runs ([`RunSet::detail_keys`]) whose evidence is loaded.
-    pub fn detail(&self, picked: &[u32]) -> RunSet {
-        self.detail_of(&self.detail_keys(picked))
     }
 
     /// The runs of `keys` (known ones; only those loaded in `runs`), in that order.

@@ -3,8 +3,8 @@
 
 use shared::{CertKind, Evidence, KxGroup, Mode, Protocol, Stack};
 
-use super::derive::no_result;
 use super::filter::ArmFilter;
+use super::outcome::no_result;
 
 /// One protocol's grid. `cells[i][j]` is the p50 (µs) of cert `certs[i]` with group
 /// `groups[j]`; `None` where the run has no sound arm for it.

@@ -15,6 +15,7 @@ pub mod load;
 pub mod markdown;
 pub mod matrix;
 pub mod open_loop;
+pub mod outcome;
 pub mod permalink;
 pub mod phases;
 pub mod pick;

@@ -10,6 +10,22 @@ use shared::RunKind;
 use super::load::{HistoryRun, RunSet};
 use super::trend::in_time_order;
 
+/// The detail view's runs. Here, not in [`super::load`]: with nothing picked the view
+/// shows the [`landing`] run, which is chosen here.
+impl RunSet {
+    /// The keys of the runs the detail view shows: those in `picked` that are shown (at
+    /// most [`MAX_DETAIL`](super::load::MAX_DETAIL), the first picks), else the landing run
+    /// ([`landing`]).
+    pub fn detail_keys(&self, picked: &[u32]) -> Vec<u32> {
+        self.detail_keys_or(picked, landing(self).map(|r| r.key))
+    }
+
+    /// The detail view's runs ([`RunSet::detail_keys`]) whose evidence is loaded.
+    pub fn detail(&self, picked: &[u32]) -> RunSet {
+        self.detail_of(&self.detail_keys(picked))
+    }
+}
+
 /// How much a kind of run answers the lab's question, best first: the landing view
 /// takes the best kind there is. A brief without a kind (an older history) comes last.
 fn kind_rank(kind: Option<RunKind>) -> u8 {

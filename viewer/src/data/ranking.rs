@@ -123,7 +123,7 @@ fn ranking(
     // Ranked rows first, then by median; a stable sort keeps the run's order on ties.
     let cis: Vec<Option<[f64; 2]>> = arms.iter().map(|a| a.p50_ci95_us).collect();
     let mut order: Vec<(Option<usize>, usize)> = ranks(&cis).into_iter().zip(0..).collect();
-    order.sort_by(|x, y| {
+    shared::order::sort_by(&mut order, &|x, y| {
         (x.0.is_none(), x.0)
             .cmp(&(y.0.is_none(), y.0))
             .then(p50(arms[x.1]).total_cmp(&p50(arms[y.1])))

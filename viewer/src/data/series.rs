@@ -3,8 +3,8 @@
 
 use shared::{Arm, Evidence, FirstIndex, Mode};
 
-use super::derive::no_result;
 use super::filter::ArmFilter;
+use super::outcome::no_result;
 
 /// One point of a line; `spread` is a range drawn as a whisker (e.g. the IQR).
 #[derive(Debug, Clone, Copy, PartialEq)]

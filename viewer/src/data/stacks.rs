@@ -6,8 +6,8 @@ use shared::{
     Arm, ArmsById, ComparisonKind, Evidence, FirstIndex, Mode, Protocol, RateBasis, Stack,
 };
 
-use super::derive::{bar, no_result, NoResult, PercentileBar};
 use super::filter::ArmFilter;
+use super::outcome::{bar, no_result, NoResult, PercentileBar};
 
 /// `rustls`, or `client → server` when the two ends differ; a server the lab does not
 /// run (`collector probe`) is the `probed server`, wherever it is (127.0.0.1 included).

@@ -2,10 +2,10 @@
 
 use std::cmp::Ordering;
 
-use super::derive::{no_result, NoResult};
 use super::filter::ArmFilter;
 use super::format::{fmt_share, fmt_us};
 use super::load::RunSet;
+use super::outcome::{no_result, NoResult};
 
 /// One table row: an arm of a run.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,8 +2,9 @@
 //! have to cut (long arm names, error messages on a narrow screen). Read by screen readers
 //! and by people who want the numbers.
 
-use super::derive::{CdfSeries, PercentileBar, SpeedupBar};
+use super::derive::{CdfSeries, SpeedupBar};
 use super::format::{fmt_ci_ratio, fmt_ci_us, fmt_ratio, fmt_us};
+use super::outcome::PercentileBar;
 use super::series::Line;
 use super::stacks::StackLatency;
 
