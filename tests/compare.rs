@@ -1,4 +1,4 @@
-//! `collector compare`, end to end: a real run's evidence against itself and against a
+//! `collector compare` and `collector export`, end to end: a real run's evidence against itself and against a
 //! copy with every sample 20% slower; and files it must refuse.
 
 use std::path::Path;
@@ -164,4 +164,83 @@ fn compare_refuses_unreadable_and_invalid_files_clearly() {
     let out = compare(&not_json, &not_json, &["--threshold", "lots"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("not a percentage"));
+}
+
+/// `collector export`: a real run's medians as Bencher Metric Format (latency in ns, the
+/// p50's CI as lower/upper) and as github-action-benchmark's customSmallerIsBetter list
+/// (µs); an arm with an error is left out and named on stderr.
+#[test]
+fn export_writes_the_runs_medians_for_bencher_and_github_action_benchmark() {
+    let dir = scratch("export");
+    let run_dir = dir.join("run");
+    let mut ev = run_ok(
+        &[
+            "run",
+            "--no-peers",
+            "--no-floor",
+            "--samples",
+            "50",
+            "--rounds",
+            "5",
+            "--arms",
+            "tcp,tls13-full",
+            "--certs",
+            "ecdsa-p256",
+            "--groups",
+            "x25519",
+        ],
+        &run_dir,
+    );
+    // One arm marked as not measuring what it claims (as a failed check would).
+    ev.arms[1].error = Some("marked by the test".into());
+    // No ratio may rest on an arm with an error (validation refuses that).
+    ev.comparisons.clear();
+    let file = dir.join("marked.json");
+    std::fs::write(&file, ev.to_json()).unwrap();
+    let sound: Vec<&shared::Arm> = ev.arms.iter().filter(|a| a.error.is_none()).collect();
+    assert!(!sound.is_empty());
+
+    let out = collector()
+        .args(["export", "--format", "bmf"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&ev.arms[1].id),
+        "{}",
+        text(&out.stderr)
+    );
+    let bmf: Value = serde_json::from_slice(&out.stdout).expect("BMF is JSON");
+    let bmf = bmf.as_object().expect("BMF: an object of benchmarks");
+    assert_eq!(bmf.len(), sound.len());
+    for a in &sound {
+        let m = &bmf[&a.id]["latency"];
+        assert_eq!(
+            m["value"].as_f64(),
+            Some(a.latency_us.unwrap().p50 * 1000.0)
+        );
+        let [lo, hi] = a.p50_ci95_us.expect("five rounds give a CI");
+        assert_eq!(m["lower_value"].as_f64(), Some(lo * 1000.0));
+        assert_eq!(m["upper_value"].as_f64(), Some(hi * 1000.0));
+    }
+
+    let out_file = dir.join("gab.json");
+    let out = collector()
+        .args(["export", "--format", "github-action-benchmark", "--out"])
+        .arg(&out_file)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty(), "--out writes the file, not stdout");
+    let gab: Value = serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    let list = gab.as_array().expect("a list of benchmarks");
+    assert_eq!(list.len(), sound.len());
+    for (entry, a) in list.iter().zip(&sound) {
+        assert_eq!(entry["name"], a.id.as_str());
+        assert_eq!(entry["unit"], "µs");
+        assert_eq!(entry["value"].as_f64(), Some(a.latency_us.unwrap().p50));
+        assert!(entry["range"].as_str().unwrap().starts_with('±'), "{entry}");
+    }
 }

@@ -66,4 +66,10 @@ threshold.)"
     /// How much each arm's p50 moves between runs of one setup: per arm the runs' p50s
     /// and the spread, (max − min) / median. E.g. five back-to-back default runs.
     Spread(crate::spread::SpreadArgs),
+    /// One run's medians for the dashboards people already run: Bencher Metric Format
+    /// (`--format bmf`: per arm the `latency` measure in ns, p50 with its 95% CI) or
+    /// github-action-benchmark (`--format github-action-benchmark`: customSmallerIsBetter
+    /// entries in µs). Arms with an error or without a latency are left out and named on
+    /// stderr.
+    Export(crate::export::ExportArgs),
 }

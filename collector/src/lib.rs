@@ -13,6 +13,7 @@ pub mod cli;
 pub mod compare;
 pub mod cpu;
 pub mod evidence;
+pub mod export;
 pub mod floor;
 pub mod human;
 pub mod limits;

@@ -12,6 +12,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => collector::remote::serve::serve(args),
         Command::Probe(args) => collector::probe::probe(args),
         Command::Spread(args) => collector::spread::command(&args),
+        Command::Export(args) => collector::export::command(&args),
         Command::Schema => {
             println!(
                 "{}",
