@@ -363,7 +363,7 @@ fn the_stacks_are_ranked_per_protocol_and_certificate_by_their_intervals() {
     let (_g, _s, browser) = open("ranking");
     let ev = &fixture().evidence;
     let tables = browser.exec(
-        "return [...document.querySelectorAll('.run')[0].querySelectorAll('.rankings .ranking')]\
+        "return [...document.querySelectorAll('.run')[0].querySelectorAll('.rankings div.ranking')]\
          .map(t => ({ title: t.querySelector('h4').textContent, \
                       lead: t.querySelector('p.lead').textContent, \
                       rows: [...t.querySelectorAll('tbody tr')]\
