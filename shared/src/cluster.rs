@@ -179,7 +179,7 @@ pub fn median_in_place(buf: &mut [f64]) -> f64 {
 fn at_rank(buf: &mut [f64], p: f64) -> f64 {
     let i = rank_index(buf.len(), p);
     if cfg!(target_arch = "wasm32") {
-        buf.sort_unstable_by(f64::total_cmp);
+        crate::order::sort_f64(buf);
         buf[i]
     } else {
         *buf.select_nth_unstable_by(i, f64::total_cmp).1

@@ -50,6 +50,44 @@ pub fn sort_dedup<T: Ord>(v: &mut Vec<T>) {
     v.dedup();
 }
 
+/// Sorts `v` ascending by [`f64::total_cmp`]. Items equal by `total_cmp` have the same
+/// bits, so any sort gives the same result: natively the standard library's, in the
+/// viewer's wasm a heapsort of its own (a few hundred bytes, where the standard unstable
+/// sort compiles to about 4 KB).
+pub fn sort_f64(v: &mut [f64]) {
+    if cfg!(target_arch = "wasm32") {
+        heap_sort_f64(v);
+    } else {
+        v.sort_unstable_by(f64::total_cmp);
+    }
+}
+
+fn heap_sort_f64(v: &mut [f64]) {
+    // Sift `v[root]` down the max-heap `v[..end]`.
+    let sift = |v: &mut [f64], mut root: usize, end: usize| loop {
+        let mut child = 2 * root + 1;
+        if child >= end {
+            break;
+        }
+        if child + 1 < end && v[child].total_cmp(&v[child + 1]).is_lt() {
+            child += 1;
+        }
+        if v[root].total_cmp(&v[child]).is_ge() {
+            break;
+        }
+        v.swap(root, child);
+        root = child;
+    };
+    let n = v.len();
+    for root in (0..n / 2).rev() {
+        sift(v, root, n);
+    }
+    for end in (1..n).rev() {
+        v.swap(0, end);
+        sift(v, 0, end);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +115,23 @@ mod tests {
         let mut e: Vec<u8> = Vec::new();
         sort_dedup(&mut e);
         assert!(e.is_empty());
+    }
+    #[test]
+    fn heap_sort_orders_as_total_cmp_does() {
+        for n in [0usize, 1, 2, 3, 7, 64, 1001] {
+            let mut v: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919 + 13) % 97) as f64 - 40.5)
+                .collect();
+            if n > 3 {
+                v[1] = f64::NAN;
+                v[2] = -0.0;
+                v[3] = 0.0;
+            }
+            let mut std = v.clone();
+            std.sort_unstable_by(f64::total_cmp);
+            heap_sort_f64(&mut v);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&v), bits(&std), "n = {n}");
+        }
     }
 }

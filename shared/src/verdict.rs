@@ -69,7 +69,7 @@ pub fn common_shift(judged: &[(f64, Verdict)]) -> Option<String> {
         return None;
     }
     let mut ratios: Vec<f64> = judged.iter().map(|r| r.0).collect();
-    ratios.sort_unstable_by(f64::total_cmp);
+    crate::order::sort_f64(&mut ratios);
     let median = ratios[ratios.len().div_ceil(2) - 1];
     Some(format!(
         "{n} of {} arms with a CI are {way} (median NEW/OLD {median:.3}x): when most arms move \

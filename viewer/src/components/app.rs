@@ -4,15 +4,15 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::cdf::CdfSection;
-use super::changes::Changes;
+use super::cdf::{cdf_section, CdfProps};
+use super::changes::{changes_section, ChangesProps};
 use super::controls::{controls, ControlsProps};
-use super::findings::Findings;
+use super::findings::{findings_section, FindingsProps};
 use super::headline::{headline, run_picker, RunPickerProps};
 use super::loader::{fetch_urls, initial_load, Fetched, Loader, Start};
 use super::permalink::{self, use_permalink, Targets};
-use super::runs::{failures, FailuresProps, RunColumn, RunList};
-use super::table::ArmTable;
+use super::runs::{failures, run_list, FailuresProps, RunColumn, RunListProps};
+use super::table::{arm_table, TableProps};
 use super::trend::Trend;
 use super::verdicts::Verdicts;
 use crate::data::derive::{arm_ids, default_cdf_pick, ArmRef};
@@ -295,16 +295,16 @@ pub fn App() -> Html {
                 {headline(focus_run.clone(), *scale)}
             }
             if let Some(run) = &focus_run {
-                <Findings run={run.clone()} />
+                {findings_section(&FindingsProps { run: run.clone() })}
             }
             <section id="runs-section">
                 <h2>{"Runs"}</h2>
-                <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} ready={runs.ready}
-                         detail={detail_keys.clone()} {on_detail} />
+                {run_list(&RunListProps { runs: set.clone(), on_toggle: on_toggle_run, on_remove, ready: runs.ready,
+                                         detail: detail_keys.clone(), on_detail })}
                 <Loader {on_loaded} />
             </section>
             if set.shown().nth(1).is_some() {
-                <Changes runs={set.clone()} {pair} {on_pair} />
+                {changes_section(&ChangesProps { runs: set.clone(), pair, on_pair })}
             }
             if set.shown().next().is_some() {
                 {controls(&ControlsProps { facets: facets_present(&set), filter: (*filter).clone(),
@@ -332,9 +332,9 @@ pub fn App() -> Html {
                         <Verdicts runs={Rc::new(whole)} arm={AttrValue::from(arm.to_string())} />
                     }
                 </section>
-                <CdfSection runs={detail.clone()} filter={(*filter).clone()} picked={current_pick}
-                            on_toggle={on_pick} scale={*scale} open={*cdf_open} on_open={on_cdf_open} />
-                <ArmTable {rows} sort={*sort} {on_sort} />
+                {cdf_section(&CdfProps { runs: detail.clone(), filter: (*filter).clone(), picked: current_pick,
+                                        on_toggle: on_pick, scale: *scale, open: *cdf_open, on_open: on_cdf_open })}
+                {arm_table(&TableProps { rows, sort: *sort, on_sort })}
                 {super::method::how_measured()}
             }
         </main>

@@ -13,7 +13,6 @@ use crate::data::filter::ArmFilter;
 use crate::data::format::short;
 use crate::data::load::RunSet;
 
-#[derive(Properties, PartialEq)]
 pub struct CdfProps {
     pub runs: Rc<RunSet>,
     pub filter: ArmFilter,
@@ -25,8 +24,7 @@ pub struct CdfProps {
     pub on_open: Callback<bool>,
 }
 
-#[component]
-pub fn CdfSection(props: &CdfProps) -> Html {
+pub fn cdf_section(props: &CdfProps) -> Html {
     let series = cdf_series(&props.runs, &props.filter, &props.picked);
     let spec = Rc::new(ChartSpec::Cdf(series, props.scale));
     let waiting = props.runs.visible().any(|r| r.evidence.summary);

@@ -13,7 +13,6 @@ use crate::data::format::{fmt_ci_ratio, fmt_ratio, fmt_us, short};
 use crate::data::load::{short_time, RunSet};
 use crate::data::trend::in_time_order;
 
-#[derive(Properties, PartialEq)]
 pub struct ChangesProps {
     pub runs: Rc<RunSet>,
     /// The pair compared (old, new), if any.
@@ -46,8 +45,7 @@ fn row(r: &ChangeRow) -> Html {
     }
 }
 
-#[component]
-pub fn Changes(props: &ChangesProps) -> Html {
+pub fn changes_section(props: &ChangesProps) -> Html {
     let mut runs = in_time_order(&props.runs);
     runs.reverse();
     let pick = |which: usize| {

@@ -8,7 +8,6 @@ use crate::data::findings::{findings, Finding};
 use crate::data::load::LoadedRun;
 use crate::data::markdown::findings_markdown;
 
-#[derive(Properties, PartialEq)]
 pub struct FindingsProps {
     pub run: LoadedRun,
 }
@@ -23,8 +22,7 @@ fn items(list: &[Finding], key: u32, headline: bool) -> Html {
         .collect()
 }
 
-#[component]
-pub fn Findings(props: &FindingsProps) -> Html {
+pub fn findings_section(props: &FindingsProps) -> Html {
     let run = &props.run;
     let list = findings(&run.evidence);
     let more = list.iter().filter(|f| !f.headline).count();

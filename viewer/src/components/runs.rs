@@ -18,7 +18,6 @@ use crate::data::format::short;
 use crate::data::load::{short_time, HistoryRun, LoadFailure, LoadedRun, RunSet};
 use crate::data::stacks::percentile_panels;
 
-#[derive(Properties, PartialEq)]
 pub struct RunListProps {
     pub runs: Rc<RunSet>,
     pub on_toggle: Callback<u32>,
@@ -31,8 +30,7 @@ pub struct RunListProps {
 }
 
 /// Every loaded run: host, date, tool version, complete or not; hide and remove.
-#[component]
-pub fn RunList(props: &RunListProps) -> Html {
+pub fn run_list(props: &RunListProps) -> Html {
     if !props.ready {
         return html! { <p id="loading" role="status">{"Loading evidence…"}</p> };
     }

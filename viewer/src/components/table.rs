@@ -9,7 +9,6 @@ use crate::data::format::{fmt_ci_us, fmt_opt_us};
 use crate::data::markdown::table_markdown;
 use crate::data::table::{ArmRow, Sort, SortKey};
 
-#[derive(Properties, PartialEq)]
 pub struct TableProps {
     /// Rows already filtered and sorted.
     pub rows: Vec<ArmRow>,
@@ -17,8 +16,7 @@ pub struct TableProps {
     pub on_sort: Callback<SortKey>,
 }
 
-#[component]
-pub fn ArmTable(props: &TableProps) -> Html {
+pub fn arm_table(props: &TableProps) -> Html {
     // Made when clicked, from the rows shown then.
     let download = |markdown: bool| {
         let rows = props.rows.clone();

@@ -135,7 +135,7 @@ pub struct ArmRef {
 /// `max_points` (keeping the first and last) so big runs stay quick to draw.
 pub fn cdf_points(samples: &[f64], max_points: usize) -> Vec<(f64, f64)> {
     let mut sorted: Vec<f64> = samples.iter().copied().filter(|s| s.is_finite()).collect();
-    sorted.sort_unstable_by(f64::total_cmp);
+    shared::order::sort_f64(&mut sorted);
     let n = sorted.len();
     if n == 0 || max_points == 0 {
         return Vec::new();

@@ -27,7 +27,7 @@ pub struct Line {
 /// point goes to the next free slot of its x.
 fn by_x(points: &mut [Point]) {
     let mut xs: Vec<f64> = points.iter().map(|p| p.x).collect();
-    xs.sort_unstable_by(f64::total_cmp);
+    shared::order::sort_f64(&mut xs);
     let mut taken = vec![0usize; xs.len()];
     // A copy to read from while `points` is written (clippy's `iter()` would borrow it).
     #[allow(clippy::unnecessary_to_owned)]
