@@ -10,7 +10,7 @@
 //! Only arms with a sound latency are exported: one with an error, skipped, or with no
 //! latency (rate-only) is left out and named on stderr with the reason.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -123,14 +123,10 @@ pub fn command(args: &ExportArgs) -> Result<ExitCode> {
         }
     }
     match &args.out {
-        Some(path) => write(path, &text)?,
+        Some(path) => crate::evidence::write::write_atomic(path, text.as_bytes())?,
         None => print!("{text}"),
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn write(path: &Path, text: &str) -> Result<()> {
-    crate::evidence::write::write_atomic(path, text.as_bytes())
 }
 
 #[cfg(test)]

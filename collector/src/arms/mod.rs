@@ -227,6 +227,27 @@ pub struct Handshake {
     pub cpu: Option<u16>,
 }
 
+impl Handshake {
+    /// What an end told of a handshake: its kind, version and group, nothing else
+    /// (no cipher suite, certificate check, early data, trace or CPU).
+    pub fn seen(
+        kind: ::rustls::HandshakeKind,
+        protocol: Option<::rustls::ProtocolVersion>,
+        kx_group: Option<::rustls::NamedGroup>,
+    ) -> Handshake {
+        Handshake {
+            kind,
+            protocol,
+            kx_group,
+            cipher_suite: None,
+            expected_cert: None,
+            early_data: None,
+            trace: None,
+            cpu: None,
+        }
+    }
+}
+
 /// A started arm: each call makes one real connection against the arm's server.
 pub trait Session {
     fn connect_once(&mut self) -> anyhow::Result<Outcome>;

@@ -42,16 +42,7 @@ impl Line {
         };
         Ok(Line {
             port,
-            handshake: Handshake {
-                kind,
-                protocol,
-                kx_group,
-                cipher_suite: None,
-                expected_cert: None,
-                early_data: None,
-                trace: None,
-                cpu: None,
-            },
+            handshake: Handshake::seen(kind, protocol, kx_group),
         })
     }
 }

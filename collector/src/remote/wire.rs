@@ -124,21 +124,21 @@ impl From<&Handshake> for WireFacts {
 impl TryFrom<WireFacts> for Handshake {
     type Error = anyhow::Error;
     fn try_from(w: WireFacts) -> Result<Self> {
+        let kind = match w.kind.as_str() {
+            "full" => rustls::HandshakeKind::Full,
+            "full_with_hello_retry" => rustls::HandshakeKind::FullWithHelloRetryRequest,
+            "resumed" => rustls::HandshakeKind::Resumed,
+            other => bail!("unknown handshake kind `{other}` from the server"),
+        };
+        // No trace: another host's clock, its phase timestamps cannot be set against ours.
         Ok(Handshake {
-            kind: match w.kind.as_str() {
-                "full" => rustls::HandshakeKind::Full,
-                "full_with_hello_retry" => rustls::HandshakeKind::FullWithHelloRetryRequest,
-                "resumed" => rustls::HandshakeKind::Resumed,
-                other => bail!("unknown handshake kind `{other}` from the server"),
-            },
-            protocol: w.protocol.map(rustls::ProtocolVersion::from),
-            kx_group: w.kx_group.map(rustls::NamedGroup::from),
             cipher_suite: w.cipher_suite.map(rustls::CipherSuite::from),
-            expected_cert: None,
             early_data: w.early_data,
-            // Another host's clock: its phase timestamps cannot be set against ours.
-            trace: None,
-            cpu: None,
+            ..Handshake::seen(
+                kind,
+                w.protocol.map(rustls::ProtocolVersion::from),
+                w.kx_group.map(rustls::NamedGroup::from),
+            )
         })
     }
 }

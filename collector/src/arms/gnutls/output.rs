@@ -80,24 +80,19 @@ pub fn serv_blocks(text: &str) -> Result<(Vec<Accepted>, usize)> {
             };
             out.push(Accepted {
                 port,
-                handshake: Handshake {
-                    kind: if resumed {
+                handshake: Handshake::seen(
+                    if resumed {
                         rustls::HandshakeKind::Resumed
                     } else {
                         rustls::HandshakeKind::Full
                     },
-                    protocol: match v.trim() {
+                    match v.trim() {
                         "TLS1.3" => Some(rustls::ProtocolVersion::TLSv1_3),
                         "TLS1.2" => Some(rustls::ProtocolVersion::TLSv1_2),
                         _ => None,
                     },
                     kx_group,
-                    cipher_suite: None,
-                    expected_cert: None,
-                    early_data: None,
-                    trace: None,
-                    cpu: None,
-                },
+                ),
             });
             consumed = at;
         }

@@ -201,23 +201,18 @@ fn arm_run(spec: ArmSpec, arm: OutArm) -> Result<ArmRun> {
         let text = |i: usize| record.get(i).and_then(Value::as_str).unwrap_or("?");
         let mut problems = Vec::new();
         for (side, reused, version) in [(Side::Client, 2, 4), (Side::Server, 3, 5)] {
-            let h = Handshake {
-                kind: match record.get(reused).and_then(Value::as_bool) {
+            let h = Handshake::seen(
+                match record.get(reused).and_then(Value::as_bool) {
                     Some(true) => rustls::HandshakeKind::Resumed,
                     _ => rustls::HandshakeKind::Full,
                 },
-                protocol: match text(version) {
+                match text(version) {
                     "TLSv1.3" => Some(rustls::ProtocolVersion::TLSv1_3),
                     "TLSv1.2" => Some(rustls::ProtocolVersion::TLSv1_2),
                     _ => None,
                 },
-                kx_group: None,
-                cipher_suite: None,
-                expected_cert: None,
-                early_data: None,
-                trace: None,
-                cpu: None,
-            };
+                None,
+            );
             let name = if side == Side::Client {
                 "client"
             } else {

@@ -103,13 +103,11 @@ fn spec_parts(arm: &ArmSpec) -> Result<(shared::CertKind, KxGroup)> {
 
 pub(crate) fn facts(conn: &rustls::CommonState) -> Option<Handshake> {
     Some(Handshake {
-        kind: conn.handshake_kind()?,
-        protocol: conn.protocol_version(),
-        kx_group: conn.negotiated_key_exchange_group().map(|g| g.name()),
         cipher_suite: conn.negotiated_cipher_suite().map(|s| s.suite()),
-        expected_cert: None,
-        early_data: None,
-        trace: None,
-        cpu: None,
+        ..Handshake::seen(
+            conn.handshake_kind()?,
+            conn.protocol_version(),
+            conn.negotiated_key_exchange_group().map(|g| g.name()),
+        )
     })
 }
