@@ -9,6 +9,8 @@ pub mod export;
 pub mod filter;
 pub mod findings;
 pub mod format;
+pub mod head;
+pub mod head_html;
 pub mod headline;
 pub mod index;
 pub mod load;
