@@ -6,6 +6,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::labels::fit_labels;
+use super::AxisScale;
 use super::{chars_in, fail, font, label_left_of, label_width, legend, legend_rows, x_ticks};
 use super::{DrawResult, Scale};
 use super::{ERROR, INK, MUTED, P50, P95, P99};

@@ -1,6 +1,7 @@
 //! Line charts on two value axes: the CDF, capacity against clients and TTFB against RTT
 //! all draw through [`draw_lines`], so they share one piece of (wasm) code.
 
+use super::AxisScale;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

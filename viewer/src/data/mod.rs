@@ -22,6 +22,7 @@ pub mod permalink;
 pub mod phases;
 pub mod pick;
 pub mod ranking;
+pub mod scale;
 pub mod series;
 pub mod stacks;
 pub mod table;
