@@ -161,7 +161,7 @@ pub fn draw_hbars<DB: DrawingBackend>(
         super::category_chart(area, x_range.clone(), n, (lw, 20.0), desc, lrows, scale)?;
     // Zero is `0`, whatever the unit.
     let tick = |v: f64| {
-        let x = axis.scale.from_axis(v);
+        let x = axis.scale.value_at(v);
         if x == 0.0 {
             "0".to_string()
         } else {

@@ -58,7 +58,7 @@ pub use crate::data::scale::Scale;
 pub trait AxisScale {
     /// Where `v` goes on the axis (log10 for a log axis, so plain f64 coordinates work).
     fn to_axis(self, v: f64) -> f64;
-    fn from_axis(self, a: f64) -> f64;
+    fn value_at(self, a: f64) -> f64;
     /// Axis range (in axis units) covering `lo..hi` in values, with some room; always
     /// finite (values near `f64::MAX` that a file may hold end at 1e300).
     fn range(self, lo: f64, hi: f64) -> std::ops::Range<f64>;
@@ -79,7 +79,7 @@ impl AxisScale for Scale {
         }
     }
 
-    fn from_axis(self, a: f64) -> f64 {
+    fn value_at(self, a: f64) -> f64 {
         match self {
             Scale::Linear => a,
             Scale::Log => 10f64.powf(a),
@@ -134,7 +134,7 @@ impl AxisScale for Scale {
                     return fine;
                 }
                 // A narrow range: round values as on a linear axis, placed on the log axis.
-                let (lo, hi) = (self.from_axis(a), self.from_axis(b));
+                let (lo, hi) = (self.value_at(a), self.value_at(b));
                 Scale::Linear
                     .ticks(&(lo..hi))
                     .into_iter()
@@ -159,7 +159,7 @@ impl AxisScale for Scale {
 
     /// Tick label for a latency axis in axis units.
     fn latency_label(self, a: f64) -> String {
-        fmt_us(self.from_axis(a))
+        fmt_us(self.value_at(a))
     }
 
     fn describe(self) -> &'static str {
@@ -382,7 +382,7 @@ mod tests {
     #[test]
     fn log_axis_round_trips_and_labels_in_units() {
         let s = Scale::Log;
-        assert!((s.from_axis(s.to_axis(420.0)) - 420.0).abs() < 1e-9);
+        assert!((s.value_at(s.to_axis(420.0)) - 420.0).abs() < 1e-9);
         assert_eq!(s.latency_label(3.0), "1.00 ms");
         assert_eq!(Scale::Linear.latency_label(420.0), "420 µs");
         let r = s.range(100.0, 1000.0);
@@ -427,7 +427,7 @@ mod tests {
         let values = |s: Scale, r| -> Vec<String> {
             s.ticks(&r)
                 .into_iter()
-                .map(|t| format!("{:.4}", s.from_axis(t)))
+                .map(|t| format!("{:.4}", s.value_at(t)))
                 .collect()
         };
         let log = Scale::Log;
