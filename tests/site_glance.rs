@@ -3,7 +3,8 @@
 //! samples, and a newest probe. The page opens on the newest default run (not the probe),
 //! compares runs only where their setups allow, says full / resumed on the speedup axis,
 //! exports charts that name themselves, downloads CSV with data columns, keeps labels
-//! distinct at 420 px, and never hides a focused control.
+//! distinct at 420 px, and never hides a focused control. The landing run's cards are in
+//! the page as served, before the viewer has loaded.
 
 use std::sync::OnceLock;
 
@@ -124,6 +125,48 @@ fn a_newer_probe_does_not_take_the_landing_view_and_the_pick_is_kept_in_the_link
     let again = open(&server, "glance-landing-2", 1400, search.as_str().unwrap());
     let shown = shown_run(&again);
     assert!(shown[1].as_str().unwrap().contains("p4"), "{shown}");
+}
+
+/// The texts of every `<dd class="big">` in `html`, in order: the cards' large numbers.
+fn big_numbers(html: &str) -> Vec<String> {
+    html.split("<dd class=\"big\">")
+        .skip(1)
+        .map(|rest| rest.split("</dd>").next().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn the_landing_runs_cards_are_in_the_page_before_the_viewer_and_give_way_to_its_own() {
+    // The page as served: the cards of d2 (the landing run, not the newer probe), before
+    // any script has run, and its head named for the browser to fetch early.
+    let page = std::fs::read_to_string(fixture().www.join("site").join("index.html")).unwrap();
+    let start = page
+        .find("<main id=\"static-head\">")
+        .expect("the cards are in the page");
+    let written = &page[start..start + page[start..].find("</main>").unwrap()];
+    assert!(written.contains("<code>d2</code>"), "{written}");
+    assert!(page.contains("id=\"landing-head\" href=\"results/heads/d2.json\""));
+    let numbers = big_numbers(written);
+    assert!(!numbers.is_empty(), "{written}");
+    let server = Server::start(&fixture().www);
+    let browser = open(&server, "glance-written-cards", 1400, "");
+    // The viewer's own cards replaced them, with the same numbers.
+    let live = browser.exec(
+        "return [!!document.getElementById('static-head'), \
+                 document.querySelector('#headline .cards').outerHTML];",
+        json!([]),
+    );
+    assert_eq!(live[0], json!(false), "the written cards are gone");
+    assert_eq!(big_numbers(live[1].as_str().unwrap()), numbers);
+    // They were on the page before the viewer had started; a link to another view drops
+    // them at once, so the first cards there are the viewer's own.
+    let marks = "const t = n => performance.getEntriesByName(n)[0]?.startTime; \
+                 return t('cards') < t('viewer-started');";
+    assert_eq!(browser.exec(marks, json!([])), json!(true));
+    drop(browser);
+    let other = open(&server, "glance-written-cards-2", 1400, "?view=p4");
+    assert_eq!(other.exec(marks, json!([])), json!(false));
+    assert!(shown_run(&other)[1].as_str().unwrap().contains("p4"));
 }
 
 /// The "what changed" rows: (arm, verdict).
