@@ -4,6 +4,10 @@
 //! delay line of RTT/2 each way. SYN and SYN-ACK are delayed like every other packet,
 //! so TCP connect itself costs one round trip.
 
+pub mod link;
+pub mod model;
+#[cfg(test)]
+mod model_tests;
 pub mod netns;
 pub mod setup;
 mod tun;
