@@ -167,6 +167,7 @@ impl Session for KeepAliveSession {
                 requests: self.requests,
                 first,
             }),
+            tcp: None,
         })
     }
 }
