@@ -287,6 +287,12 @@ pub trait Session {
     fn server_reports(&self) -> bool {
         true
     }
+
+    /// The port its server listens on, where the session runs one (an emulated link
+    /// counts each arm's packets by it).
+    fn server_port(&self) -> Option<u16> {
+        None
+    }
 }
 
 /// The default arm set: TCP connect; for each cert and group, TLS 1.3 and TLS 1.2 in

@@ -140,4 +140,8 @@ impl Session for TcpSession {
             crate::cpu::IN_PROCESS,
         )
     }
+
+    fn server_port(&self) -> Option<u16> {
+        Some(self.server.addr().port())
+    }
 }

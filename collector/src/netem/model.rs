@@ -37,11 +37,25 @@ pub struct Counters {
     pub lost: u64,
     pub queue_full: u64,
     pub too_big: u64,
+    /// Packets the loss model was not asked about (see [`Model::offer_spared`]); not in
+    /// `seen`, so `lost / seen` is the loss model's own rate.
+    pub spared: u64,
 }
 
 impl Counters {
     pub fn count(&mut self, fate: Fate) {
         self.seen += 1;
+        self.count_fate(fate);
+    }
+
+    /// A packet spared the loss model: counted apart, and if the queue or the MTU
+    /// dropped it, under that cause.
+    pub fn count_spared(&mut self, fate: Fate) {
+        self.spared += 1;
+        self.count_fate(fate);
+    }
+
+    fn count_fate(&mut self, fate: Fate) {
         match fate {
             Fate::Leave(_) => {}
             Fate::Dropped(Cause::Lost) => self.lost += 1,
@@ -55,6 +69,7 @@ impl Counters {
         self.lost += other.lost;
         self.queue_full += other.queue_full;
         self.too_big += other.too_big;
+        self.spared += other.spared;
     }
 }
 
@@ -133,16 +148,25 @@ impl Model {
 
     /// A packet of `len` bytes arrives at virtual time `now` (arrivals in time order).
     pub fn offer(&mut self, now: Duration, len: usize) -> Fate {
-        let fate = self.fate(now, len);
+        let fate = self.fate(now, len, true);
         self.counters.count(fate);
         fate
     }
 
-    fn fate(&mut self, now: Duration, len: usize) -> Fate {
+    /// [`Model::offer`] without the loss model (no random number is drawn): the MTU, the
+    /// queue and the delay as for every packet. For packets whose loss would measure the
+    /// lab instead of the link (the relay spares the RST that closes each connection).
+    pub fn offer_spared(&mut self, now: Duration, len: usize) -> Fate {
+        let fate = self.fate(now, len, false);
+        self.counters.count_spared(fate);
+        fate
+    }
+
+    fn fate(&mut self, now: Duration, len: usize, may_lose: bool) -> Fate {
         if len > self.spec.mtu as usize {
             return Fate::Dropped(Cause::TooBig);
         }
-        if self.loss.lose(&mut self.rng) {
+        if may_lose && self.loss.lose(&mut self.rng) {
             return Fate::Dropped(Cause::Lost);
         }
         let sent = match self.spec.rate_bps {

@@ -182,3 +182,25 @@ fn the_same_seed_gives_the_same_fates_and_another_seed_others() {
     assert_eq!(losses(spec, 42, 5000), losses(spec, 42, 5000));
     assert_ne!(losses(spec, 42, 5000), losses(spec, 43, 5000));
 }
+
+#[test]
+fn a_spared_packet_is_never_lost_and_draws_no_random_number() {
+    let spec = link("rtt=10ms,loss=50%");
+    let mut a = Model::new(spec, 8);
+    let mut b = Model::new(spec, 8);
+    for i in 0..1000u64 {
+        // `b` also gets a spared packet before each one: the same fates for the others.
+        assert_eq!(
+            b.offer_spared(us(10 * i), 40),
+            Fate::Leave(us(10 * i + 5000))
+        );
+        assert_eq!(
+            a.offer(us(10 * i), 100),
+            b.offer(us(10 * i), 100),
+            "packet {i}"
+        );
+    }
+    assert_eq!((b.counters.spared, b.counters.seen), (1000, 1000));
+    assert_eq!(a.counters.lost, b.counters.lost);
+    assert!(a.counters.lost > 0);
+}

@@ -240,6 +240,10 @@ impl Session for TlsSession {
         )
     }
 
+    fn server_port(&self) -> Option<u16> {
+        Some(self.server.addr().port())
+    }
+
     fn connect_once(&mut self) -> Result<Outcome> {
         let traced = self.traced.load(Ordering::SeqCst);
         let c = self.client.once_traced(self.server.addr(), traced)?;
