@@ -95,3 +95,41 @@ fn a_remote_target_needs_allow_remote() {
     );
     assert!(!dir.join("results").exists(), "nothing was written");
 }
+
+/// A bad `--link`, or a setting given both by `--link` and by `--rtt` / `--loss`, is a
+/// usage error: exit 2 with the part at fault named, before anything is made or written.
+#[test]
+fn a_bad_or_doubled_link_setting_exits_2_naming_it() {
+    for (args, says) in [
+        (
+            vec!["--link", "rtt=20ms,loss=3"],
+            "loss `3` is outside 0% ..< 100%",
+        ),
+        (
+            vec!["--link", "colour=blue"],
+            "unknown link setting `colour`",
+        ),
+        (vec!["--loss", "1%,x"], "`x` is not a loss rate"),
+        (
+            vec!["--rtt", "20ms", "--link", "rtt=5ms"],
+            "the RTT is given twice: by --rtt and by rtt= in --link",
+        ),
+        (
+            vec!["--loss", "0%,60%", "--link", "burst=1"],
+            "cannot have a mean burst",
+        ),
+    ] {
+        let dir = scratch("bad-link");
+        let out = collector()
+            .args(["run", "--no-peers"])
+            .args(&args)
+            .arg("--out")
+            .arg(&dir)
+            .output()
+            .expect("collector runs");
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{args:?}");
+    }
+}

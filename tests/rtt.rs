@@ -241,6 +241,109 @@ fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
     }
 }
 
+/// A 30% loss link: the run completes; every packet of every arm met the loss model,
+/// whose achieved rate is within binomial bounds of the asked one per arm and direction;
+/// the client's TCP retransmitted on some connections, and the evidence says how many.
+#[test]
+fn thirty_percent_loss_completes_with_retransmissions_and_the_asked_loss() {
+    if !e2e::needs_root("thirty_percent_loss_completes_with_retransmissions_and_the_asked_loss") {
+        return;
+    }
+    let _serial = one_at_a_time();
+    let dir = scratch("rtt-loss30");
+    // Two rounds of 5 samples and one warm-up each, per arm: at 30% loss a connection
+    // takes seconds (a lost SYN or SYN-ACK waits 1 s, then 2 s, …), not milliseconds.
+    let out = collector()
+        .args([
+            "run",
+            "--no-peers",
+            "--link",
+            "rtt=10ms,loss=30%",
+            "--samples",
+            "10",
+            "--rounds",
+            "2",
+            "--warmup",
+            "2",
+            "--seed",
+            "22",
+            "--arms",
+            "tcp-connect,tls13-full-ecdsa-p256-x25519",
+            "--certs",
+            "ecdsa-p256",
+            "--groups",
+            "x25519",
+            "--no-floor",
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stderr: {stderr}");
+    let e = read_evidence(&dir);
+    let ids: Vec<&str> = e.arms.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(
+        ids.len(),
+        2,
+        "tcp-connect and tls13-full, nothing else: {ids:?}"
+    );
+    let mut retransmitted = 0;
+    for a in &e.arms {
+        assert!(a.id.ends_with("-loss30pct-rtt10ms"), "{}", a.id);
+        assert!(a.succeeded > 0, "{}: nothing succeeded", a.id);
+        let link = a.link.as_ref().expect("an arm on a link records it");
+        assert_eq!(link.asked, "rtt=10ms,loss=30%,mtu=1500");
+        assert_eq!(
+            (link.loss, link.rtt_ms, link.burst_packets),
+            (0.3, 10.0, None)
+        );
+        for (direction, c) in [
+            ("client to server", link.client_to_server),
+            ("server to client", link.server_to_client),
+        ] {
+            // Each packet is lost with p = 0.3 independently: the count of n is binomial,
+            // σ = √(n p (1 − p)); 4.5 σ is crossed by chance about once in 150,000.
+            let n = c.seen as f64;
+            let sigma = (n * 0.3 * 0.7).sqrt();
+            assert!(n >= 20.0, "{} {direction}: only {n} packets", a.id);
+            assert!(
+                (c.lost as f64 - 0.3 * n).abs() <= 4.5 * sigma,
+                "{} {direction}: lost {} of {n}, asked 30% (± {:.1})",
+                a.id,
+                c.lost,
+                4.5 * sigma
+            );
+            assert_eq!((c.queue_full, c.too_big), (0, 0), "no rate, no MTU asked");
+        }
+        let tcp = a
+            .tcp
+            .as_ref()
+            .expect("TCP_INFO is read on an emulated link");
+        assert_eq!(tcp.connections, a.succeeded, "{}", a.id);
+        assert_eq!(tcp.retransmits.len() as u64, a.succeeded);
+        assert_eq!(
+            tcp.with_retransmission,
+            tcp.retransmits.iter().filter(|&&r| r > 0).count() as u64
+        );
+        retransmitted += tcp.with_retransmission;
+    }
+    // A connection sends at least SYN, ACK, the request and the close; a client that
+    // lost none of them and none of the server's replies (≤ 0.7⁵ ≈ 17% each) is the
+    // exception: of 20 connections, some retransmitted.
+    assert!(retransmitted > 0, "no client retransmission at 30% loss");
+    let findings = e
+        .run
+        .settings
+        .extra
+        .get("link_findings")
+        .expect("the run says what the link did");
+    assert!(
+        findings.contains("included a client retransmission") && findings.contains("30%"),
+        "{findings}"
+    );
+}
+
 #[test]
 fn ctrl_c_during_an_rtt_run_removes_the_namespaces() {
     if !e2e::needs_root("ctrl_c_during_an_rtt_run_removes_the_namespaces") {

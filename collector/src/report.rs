@@ -142,6 +142,16 @@ pub fn summary(e: &Evidence) -> String {
             let _ = writeln!(out, "  {line}");
         }
     }
+    let link = crate::evidence::link::findings(&e.arms);
+    if !link.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nThe emulated link, asked and achieved, and TCP's retransmissions (client side):"
+        );
+        for line in link {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     out.push_str(&phases(e));
     out.push_str(&open_loop(e));
     out

@@ -87,6 +87,8 @@ pub fn arm(
         tracing: None,
         phases: None,
         keepalive: None,
+        link: None,
+        tcp: None,
     }
 }
 

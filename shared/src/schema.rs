@@ -404,6 +404,19 @@ pub struct Arm {
     #[serde(default)]
     #[cfg(not(target_arch = "wasm32"))]
     pub keepalive: Option<KeepAlive>,
+    /// Arms over an emulated link: the link asked (every setting and the loss RNG's
+    /// seed) and per direction the packets of this arm it saw and dropped, so the
+    /// achieved loss can be held against the asked one. Null elsewhere and in older
+    /// files. (Not in the viewer's wasm build.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub link: Option<crate::link::Link>,
+    /// Arms over an emulated link: the client socket's TCP counters per connection
+    /// (retransmissions, timeouts, segments, congestion window). Null elsewhere and in
+    /// older files. (Not in the viewer's wasm build.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub tcp: Option<crate::link::TcpCounters>,
 }
 
 /// What a keep-alive arm's connections carried, and what its first request cost.

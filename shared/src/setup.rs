@@ -184,7 +184,14 @@ fn link(ev: &Evidence) -> String {
     }
     if let Some(rtt) = extra(ev, "rtt") {
         let list = rtt.split(" (").next().unwrap_or_default().to_string();
-        return format!("emulated RTT {list}");
+        // `--link` / `--loss` as given: loss, rate, jitter or MTU change the link too.
+        return match extra(ev, "link") {
+            Some(link) => format!(
+                "emulated RTT {list}, {}",
+                link.split(" (").next().unwrap_or_default()
+            ),
+            None => format!("emulated RTT {list}"),
+        };
     }
     if let Some(server) = &ev.environment.server_host {
         return format!("two hosts: server {}", server.hostname);
@@ -461,5 +468,25 @@ mod tests {
         assert!(plan(&a).starts_with(&format!("{} arms, #", a.arms.len())));
         b.arms.pop();
         assert_ne!(plan(&a), plan(&b));
+    }
+
+    #[test]
+    fn an_emulated_link_names_its_rtts_and_what_else_was_asked() {
+        let mut ev = default_run();
+        assert_eq!(link(&ev), "loopback");
+        let extra = &mut ev.run.settings.extra;
+        extra.insert(
+            "rtt".into(),
+            "0,10ms (one after the other); method: x".into(),
+        );
+        assert_eq!(link(&ev), "emulated RTT 0,10ms");
+        ev.run.settings.extra.insert(
+            "link".into(),
+            "--link rate=10mbit --loss 0%,3% (4 links: every RTT at every loss rate)".into(),
+        );
+        assert_eq!(
+            link(&ev),
+            "emulated RTT 0,10ms, --link rate=10mbit --loss 0%,3%"
+        );
     }
 }

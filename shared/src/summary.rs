@@ -20,6 +20,14 @@ impl Evidence {
             if let Some(t) = &mut arm.tracing {
                 t.samples_us = Vec::new();
             }
+            // The counts stay; the per-connection rows go.
+            #[cfg(not(target_arch = "wasm32"))]
+            if let Some(t) = &mut arm.tcp {
+                t.retransmits = Vec::new();
+                t.rtos = Vec::new();
+                t.segments_out = Vec::new();
+                t.cwnd = Vec::new();
+            }
             if let Some(p) = &mut arm.phases {
                 p.client_wall_us = Vec::new();
                 p.client_cpu_us = Vec::new();

@@ -99,7 +99,7 @@ fn a_dripping_peer_is_cut_at_the_deadline() {
     }
     assert!(cut, "the dripping peer held the arm for 15 s");
     // The arm serves the next connection.
-    let (_, port) = tcp::once(server.addr(), IO, false).unwrap();
+    let (_, port) = tcp::once(server.addr(), IO, false, false).unwrap();
     assert_eq!(server.report_for(port, IO * 2).unwrap(), None);
 }
 
@@ -109,13 +109,13 @@ fn unclaimed_reports_are_capped() {
     server.guard(Duration::from_secs(5), local()).unwrap();
     let extra = 50;
     for _ in 0..MAX_PENDING_REPORTS + extra {
-        tcp::once(server.addr(), IO, false).unwrap();
+        tcp::once(server.addr(), IO, false, false).unwrap();
     }
     // The one worker serves connections in order: once it has served one more, it is
     // done with (and has reported or dropped) every connection before.
-    tcp::once(server.addr(), IO, false).unwrap();
+    tcp::once(server.addr(), IO, false, false).unwrap();
     assert_eq!(server.take_reports().len(), MAX_PENDING_REPORTS);
     // Claimed, they make room again.
-    let (_, port) = tcp::once(server.addr(), IO, false).unwrap();
+    let (_, port) = tcp::once(server.addr(), IO, false, false).unwrap();
     assert_eq!(server.report_for(port, IO * 2).unwrap(), None);
 }

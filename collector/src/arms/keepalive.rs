@@ -134,6 +134,10 @@ fn exchange<S: Read + Write>(stream: &mut S) -> Result<Duration> {
 }
 
 impl Session for KeepAliveSession {
+    fn server_port(&self) -> Option<u16> {
+        Some(self.server.addr().port())
+    }
+
     fn server_cpus(&self) -> (Vec<u16>, &'static str) {
         (
             self.server.last_cpu().into_iter().collect(),
@@ -167,6 +171,7 @@ impl Session for KeepAliveSession {
                 requests: self.requests,
                 first,
             }),
+            tcp: None,
         })
     }
 }

@@ -26,6 +26,7 @@ pub mod rustls;
 pub mod server;
 pub mod set;
 pub mod tcp;
+pub mod tcp_info;
 pub mod trace;
 
 use std::fmt;
@@ -88,6 +89,15 @@ pub struct SessionOptions<'a> {
     pub placement: Placement<'a>,
     /// Requests each keep-alive arm's connection carries (`--keepalive-requests`).
     pub keepalive_requests: u64,
+}
+
+impl SessionOptions<'_> {
+    /// Whether clients read their socket's `TCP_INFO` after each connection: over an
+    /// emulated link, where TCP's retransmissions explain the times (on loopback nothing
+    /// is lost, and the evidence stays as it was).
+    pub fn tcp_info(&self) -> bool {
+        self.placement.server_ns.is_some()
+    }
 }
 
 impl SessionOptions<'static> {
@@ -206,6 +216,9 @@ pub struct Outcome {
     pub server: Option<Handshake>,
     /// Keep-alive arms: requests carried and the first one's time to first byte.
     pub keepalive: Option<keepalive::KeepAliveOutcome>,
+    /// The client socket's TCP counters after the timed window, where read (arms over
+    /// an emulated link).
+    pub tcp: Option<tcp_info::TcpInfo>,
 }
 
 /// Facts about one completed handshake, as one end reports them.
@@ -273,6 +286,12 @@ pub trait Session {
     /// s_server) cannot; its arms are then checked on the client's report alone.
     fn server_reports(&self) -> bool {
         true
+    }
+
+    /// The port its server listens on, where the session runs one (an emulated link
+    /// counts each arm's packets by it).
+    fn server_port(&self) -> Option<u16> {
+        None
     }
 }
 

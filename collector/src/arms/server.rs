@@ -49,6 +49,8 @@ pub struct Server {
     threads: Vec<JoinHandle<()>>,
     /// The CPU in the last report taken by [`Server::report_from`] (`u32::MAX`: none).
     last_cpu: AtomicU32,
+    /// The workers' listening socket, shut down on drop to wake them.
+    listener: TcpListener,
 }
 
 impl Server {
@@ -109,6 +111,7 @@ impl Server {
             stop,
             threads,
             last_cpu: AtomicU32::new(u32::MAX),
+            listener,
         })
     }
 
@@ -182,9 +185,15 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         self.guard.stop.store(true, Ordering::SeqCst);
-        // Wake every worker blocked in accept(), closing with RST like every connection
-        // of a run, so the wake-up leaves no TIME_WAIT either.
-        for _ in &self.threads {
+        // Wake every worker blocked in accept(): shutting a listening socket down makes
+        // Linux's accept() return at once (EINVAL), whatever the path to it; a wake-up
+        // connection through a lossy emulated link could be lost and leave a worker
+        // blocked for good. Where that fails, connect to it, closing with RST like every
+        // connection of a run, so the wake-up leaves no TIME_WAIT either.
+        let shut = socket2::SockRef::from(&self.listener)
+            .shutdown(std::net::Shutdown::Read)
+            .is_ok();
+        for _ in self.threads.iter().filter(|_| !shut) {
             if let Ok(s) = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1)) {
                 let _ = socket2::SockRef::from(&s).set_linger(Some(Duration::ZERO));
             }

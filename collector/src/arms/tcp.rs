@@ -57,7 +57,13 @@ pub fn start_server(opts: &SessionOptions) -> Result<Server> {
 /// The client half: one connection (and in request mode one request) against `addr`.
 /// The timer starts before the socket is created, as for every other arm. Returns the
 /// outcome (no handshake facts) and the client's local port.
-pub fn once(addr: SocketAddr, io_timeout: Duration, request: bool) -> Result<(Outcome, u16)> {
+/// With `tcp_info`, the socket's TCP counters are read after the window, before close.
+pub fn once(
+    addr: SocketAddr,
+    io_timeout: Duration,
+    request: bool,
+    tcp_info: bool,
+) -> Result<(Outcome, u16)> {
     let start = Instant::now();
     let socket = ready_socket(io_timeout)?;
     socket.connect(&addr.into()).context("connect")?;
@@ -78,6 +84,11 @@ pub fn once(addr: SocketAddr, io_timeout: Duration, request: bool) -> Result<(Ou
             .context("reading the rest of the response")?;
     }
     let port = stream.local_addr()?.port();
+    let tcp = if tcp_info {
+        super::tcp_info::read(&stream)
+    } else {
+        None
+    };
     drop(stream);
     Ok((
         Outcome {
@@ -87,6 +98,7 @@ pub fn once(addr: SocketAddr, io_timeout: Duration, request: bool) -> Result<(Ou
             client: None,
             server: None,
             keepalive: None,
+            tcp,
         },
         port,
     ))
@@ -96,6 +108,7 @@ pub struct TcpSession {
     server: Server,
     io_timeout: Duration,
     request: bool,
+    tcp_info: bool,
 }
 
 impl TcpSession {
@@ -104,13 +117,19 @@ impl TcpSession {
             server: start_server(opts)?,
             io_timeout: opts.io_timeout,
             request: opts.request,
+            tcp_info: opts.tcp_info(),
         })
     }
 }
 
 impl Session for TcpSession {
     fn connect_once(&mut self) -> Result<Outcome> {
-        let (outcome, port) = once(self.server.addr(), self.io_timeout, self.request)?;
+        let (outcome, port) = once(
+            self.server.addr(),
+            self.io_timeout,
+            self.request,
+            self.tcp_info,
+        )?;
         self.server.report_for(port, self.io_timeout)?;
         Ok(outcome)
     }
@@ -120,5 +139,9 @@ impl Session for TcpSession {
             self.server.last_cpu().into_iter().collect(),
             crate::cpu::IN_PROCESS,
         )
+    }
+
+    fn server_port(&self) -> Option<u16> {
+        Some(self.server.addr().port())
     }
 }

@@ -4,6 +4,7 @@
 mod ci;
 pub mod environment;
 pub mod keepalive;
+pub mod link;
 pub mod write;
 
 pub use ci::apply_cis;

@@ -102,6 +102,9 @@ pub struct ArmRun {
     pub traced: Option<Traced>,
     /// Where each end ran, per connection; None where not sampled.
     pub placed: Option<placement::Placed>,
+    /// The client socket's TCP counters of every successful connection that read them
+    /// (over an emulated link), in the order of `samples_us`.
+    pub tcp: Vec<crate::arms::tcp_info::TcpInfo>,
 }
 
 /// An arm's traced connections: the same window, with both ends' phases recorded.
@@ -140,6 +143,7 @@ impl ArmRun {
             keepalive: Vec::new(),
             traced: None,
             placed: None,
+            tcp: Vec::new(),
         }
     }
 
@@ -166,6 +170,7 @@ impl ArmRun {
     fn record(&mut self, outcome: &crate::arms::Outcome) {
         self.record_sample(outcome.elapsed);
         self.connect_us.push(round_ns(outcome.connect));
+        self.tcp.extend(outcome.tcp);
         if let Some(k) = outcome.keepalive {
             let (first, per) = (round_ns(k.first), round_ns(outcome.elapsed));
             let amortized = (first + per * (k.requests - 1) as f64) / k.requests as f64;

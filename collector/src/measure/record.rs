@@ -119,7 +119,32 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         placement: run.placed.as_ref().and_then(|p| p.record()),
         tracing: run.traced.as_ref().filter(|t| t.attempted > 0).map(tracing),
         keepalive: keepalive(run, summary.map(|s| s.p50)),
+        link: None,
+        tcp: tcp_counters(&run.tcp),
     }
+}
+
+/// The TCP_INFO counters of an arm's connections, where any were read.
+fn tcp_counters(conns: &[crate::arms::tcp_info::TcpInfo]) -> Option<shared::TcpCounters> {
+    if conns.is_empty() {
+        return None;
+    }
+    let rtos: Vec<u16> = conns.iter().filter_map(|c| c.total_rto).collect();
+    // Every connection or none has the RTO count (one kernel per run).
+    let rtos = if rtos.len() == conns.len() {
+        rtos
+    } else {
+        Vec::new()
+    };
+    Some(shared::TcpCounters {
+        connections: conns.len() as u64,
+        with_retransmission: conns.iter().filter(|c| c.total_retrans > 0).count() as u64,
+        with_rto: (!rtos.is_empty()).then(|| rtos.iter().filter(|&&r| r > 0).count() as u64),
+        retransmits: conns.iter().map(|c| c.total_retrans).collect(),
+        rtos,
+        segments_out: conns.iter().map(|c| c.segs_out).collect(),
+        cwnd: conns.iter().map(|c| c.snd_cwnd).collect(),
+    })
 }
 
 /// The traced connections' record; their cost is left to [`crate::evidence::apply_cis`] (it needs the

@@ -1,6 +1,6 @@
-//! Arms over an emulated round trip ([`crate::netem`]): the same sessions and timing
-//! loop as on loopback, with the client thread in one network namespace and the servers
-//! in another, one RTT after the other.
+//! Arms over an emulated link ([`crate::netem`]): the same sessions and timing loop as
+//! on loopback, with the client thread in one network namespace and the servers in
+//! another, one link (RTT × loss) after the other.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -11,7 +11,7 @@ use shared::Arm;
 use super::{measure_sessions, Plan};
 use crate::arms::{ArmSpec, Session, SessionOptions};
 use crate::certs::CertStore;
-use crate::netem::{DelayPath, SetupInterrupted, METHOD};
+use crate::netem::{Counters, DelayPath, LinkSpec, SetupInterrupted, METHOD};
 
 /// `20ms`, `0.5ms`: the suffix of an RTT arm's id.
 pub fn label(rtt: Duration) -> String {
@@ -19,19 +19,46 @@ pub fn label(rtt: Duration) -> String {
     format!("rtt{}ms", trim(ms))
 }
 
+/// The suffix of an arm's id on `link`: `-rtt20ms`, or with `label_loss`
+/// `-loss3pct-rtt20ms` (the RTT last, so one arm at one loss reads as one line across RTTs).
+pub fn suffix(link: &LinkSpec, label_loss: bool) -> String {
+    if label_loss {
+        format!("-{}-{}", link.loss_label(), label(link.rtt))
+    } else {
+        format!("-{}", label(link.rtt))
+    }
+}
+
 fn trim(v: f64) -> String {
     let s = format!("{v:.3}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Measures `specs` at every RTT in `rtts` (request/response mode: the window ends at
+/// The loss RNG's seed of the `index`-th link of a run seeded `seed` (recorded per arm).
+pub fn link_seed(seed: u64, index: usize) -> u64 {
+    seed ^ 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index as u64 + 1)
+}
+
+/// How long a connection may make no progress over `link`: the run's timeout plus ten
+/// round trips, and on a lossy link 15 s more, so a SYN lost four times in a row (TCP
+/// waits 1 + 2 + 4 + 8 s) is a slow sample, not a failure.
+pub fn io_timeout(base: Duration, link: &LinkSpec) -> Duration {
+    let lossy = if link.loss > 0.0 {
+        Duration::from_secs(15)
+    } else {
+        Duration::ZERO
+    };
+    base + link.rtt * 10 + lossy
+}
+
+/// Measures `specs` on every link in `links` (request/response mode: the window ends at
 /// the first response byte). Stops early, keeping what was measured, when `stop` is set.
 pub fn run(
     specs: &[ArmSpec],
-    rtts: &[Duration],
+    (links, label_loss): (&[LinkSpec], bool),
     plan: &Plan,
     certs: &CertStore,
-    (io_timeout, keepalive_requests): (Duration, u64),
+    (io_timeout_base, keepalive_requests): (Duration, u64),
     stop: &AtomicBool,
 ) -> Result<Vec<Arm>> {
     let path = DelayPath::new(stop).map_err(|e| {
@@ -40,7 +67,7 @@ pub fn run(
             e
         } else {
             e.context(
-                "emulated round trips (--rtt) need root, `ip` (iproute2) and /dev/net/tun; no RTT result was faked",
+                "emulated round trips (--rtt, --link, --loss) need root, `ip` (iproute2) and /dev/net/tun; no RTT result was faked",
             )
         }
     })?;
@@ -51,13 +78,15 @@ pub fn run(
                 // This thread (and the servers it starts) now lives in the client namespace.
                 path.client.enter()?;
                 let mut arms = Vec::new();
-                for &rtt in rtts {
+                for (index, link) in links.iter().enumerate() {
                     if stop.load(Ordering::SeqCst) {
                         break;
                     }
-                    path.set_rtt(rtt);
+                    let seed = link_seed(plan.seed, index);
+                    path.set_link(link, seed)?;
+                    let suffix = suffix(link, label_loss);
                     let opts = SessionOptions {
-                        io_timeout: io_timeout + rtt * 10,
+                        io_timeout: io_timeout(io_timeout_base, link),
                         request: true,
                         placement: path.placement(),
                         keepalive_requests,
@@ -66,17 +95,24 @@ pub fn run(
                     for spec in specs {
                         let session = spec
                             .start(certs, &opts)
-                            .with_context(|| format!("starting arm {spec} at {}", label(rtt)))?;
+                            .with_context(|| format!("starting arm {spec} at{suffix}"))?;
                         sessions.push((*spec, session));
                     }
                     eprintln!(
-                        "collector: {} arms at an emulated {} round trip",
-                        specs.len(),
-                        label(rtt).trim_start_matches("rtt")
+                        "collector: {} arms on an emulated link ({link})",
+                        specs.len()
                     );
-                    for mut arm in measure_sessions(&mut sessions, plan, &label(rtt), stop) {
-                        arm.id = format!("{}-{}", arm.id, label(rtt));
-                        arm.rtt_ms = Some(rtt.as_secs_f64() * 1000.0);
+                    let ports: Vec<(String, Option<u16>)> = sessions
+                        .iter()
+                        .map(|(s, session)| (s.id(), session.server_port()))
+                        .collect();
+                    let group = suffix.trim_start_matches('-');
+                    for mut arm in measure_sessions(&mut sessions, plan, group, stop) {
+                        let port = ports.iter().find(|(id, _)| *id == arm.id).and_then(|p| p.1);
+                        let counts = port.map_or([Counters::default(); 2], |p| path.counts(p));
+                        arm.link = Some(record(link, seed, counts));
+                        arm.id = format!("{}{suffix}", arm.id);
+                        arm.rtt_ms = Some(link.rtt.as_secs_f64() * 1000.0);
                         arm.rtt_method = Some(METHOD.to_string());
                         arms.push(arm);
                     }
@@ -88,14 +124,52 @@ pub fn run(
     })
 }
 
+/// The evidence's account of `link`: what was asked and what each direction did.
+fn record(link: &LinkSpec, seed: u64, [to_server, to_client]: [Counters; 2]) -> shared::Link {
+    let counts = |c: Counters| shared::LinkCounts {
+        seen: c.seen,
+        lost: c.lost,
+        queue_full: c.queue_full,
+        too_big: c.too_big,
+        spared_rst: c.spared,
+    };
+    shared::Link {
+        asked: link.to_string(),
+        rtt_ms: link.rtt.as_secs_f64() * 1000.0,
+        loss: link.loss,
+        burst_packets: link.burst,
+        jitter_ms: link.jitter.as_secs_f64() * 1000.0,
+        rate_bit_s: link.rate_bps,
+        limit_packets: link.rate_bps.map(|_| link.limit),
+        mtu: link.mtu,
+        seed,
+        client_to_server: counts(to_server),
+        server_to_client: counts(to_client),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn labels_are_readable() {
+        let link = LinkSpec::parse("rtt=20ms,loss=3%").unwrap();
+        assert_eq!(suffix(&link, true), "-loss3pct-rtt20ms");
+        assert_eq!(suffix(&link, false), "-rtt20ms");
         assert_eq!(label(Duration::from_millis(20)), "rtt20ms");
         assert_eq!(label(Duration::ZERO), "rtt0ms");
         assert_eq!(label(Duration::from_micros(500)), "rtt0.5ms");
+    }
+
+    #[test]
+    fn each_link_of_a_run_has_its_own_seed_and_a_lossy_link_waits_out_syn_retries() {
+        let seeds: std::collections::HashSet<u64> = (0..20).map(|i| link_seed(7, i)).collect();
+        assert_eq!(seeds.len(), 20);
+        let base = Duration::from_secs(5);
+        let plain = LinkSpec::parse("rtt=20ms").unwrap();
+        assert_eq!(io_timeout(base, &plain), Duration::from_millis(5200));
+        let lossy = LinkSpec::parse("rtt=20ms,loss=1%").unwrap();
+        assert_eq!(io_timeout(base, &lossy), Duration::from_millis(20_200));
     }
 }

@@ -130,6 +130,7 @@ mod tests {
             client: Some(h.clone()),
             server: Some(h),
             keepalive: None,
+            tcp: None,
         }
     }
 

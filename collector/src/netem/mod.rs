@@ -1,22 +1,29 @@
-//! Emulated round trips at packet level, built in user space because this kernel has
-//! no `netem`: the client and the server live in two network namespaces, each with a
-//! TUN device; the collector moves every IP packet between the two devices through a
-//! delay line of RTT/2 each way. SYN and SYN-ACK are delayed like every other packet,
-//! so TCP connect itself costs one round trip.
+//! Emulated links at packet level, built in user space because this kernel has no
+//! `netem`: the client and the server live in two network namespaces, each with a TUN
+//! device; the collector moves every IP packet between the two devices through a link
+//! model per direction ([`model`]: RTT/2 of delay, jitter, loss, a rate queue, an MTU).
+//! SYN and SYN-ACK meet the link like every other packet, so TCP connect itself costs
+//! one round trip, and a lost SYN waits for TCP's retransmission timer.
 
+pub mod link;
+pub mod model;
+#[cfg(test)]
+mod model_tests;
 pub mod netns;
+mod relay;
 pub mod setup;
 mod tun;
 
-use std::collections::VecDeque;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+pub use link::LinkSpec;
+pub use model::Counters;
 pub use netns::Netns;
 pub use setup::SetupInterrupted;
 use setup::{Setup, Step};
@@ -28,7 +35,7 @@ pub const CLIENT_ADDR: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 1);
 pub const SERVER_ADDR: Ipv4Addr = Ipv4Addr::new(198, 18, 0, 2);
 
 /// What the evidence says about this method.
-pub const METHOD: &str = "packet-level delay line: client and server in two network namespaces made for the run, each with a TUN device (198.18.0.1 / 198.18.0.2); the collector forwards every IP packet between the devices after RTT/2 in each direction, SYN and SYN-ACK included; no loss, no reordering, no bandwidth limit; adds the relay's own forwarding time (see rtt_measured_ms at 0 ms)";
+pub const METHOD: &str = "packet-level link emulation: client and server in two network namespaces made for the run, each with a TUN device (198.18.0.1 / 198.18.0.2); the collector forwards every IP packet between the devices, SYN and SYN-ACK included, through a model per direction with the settings in the arm's `link`: a packet over the MTU is dropped; loss is independent per packet, or Gilbert-Elliott with `burst` (a good state that loses nothing, a bad state that loses every packet, left with probability 1/burst), drawn from a seeded RNG (fastrand's wyrand; client to server seeded with link.seed, server to client with link.seed + 1), except the RST that closes each connection (never retransmitted by TCP; counted as spared_rst); with a rate, a FIFO queue of at most `limit` packets (tail drop) serializes each packet at that rate; then RTT/2 plus a uniform draw in +-jitter, a packet never leaving before the one ahead of it (no reordering); with only an RTT asked: no loss, no reordering, no bandwidth limit; adds the relay's own forwarding time (see rtt_measured_ms at 0 ms)";
 
 const NS_PREFIX: &str = "hlab-";
 
@@ -59,12 +66,13 @@ impl Placement<'_> {
     }
 }
 
-/// A client namespace and a server namespace joined by a delay line.
+/// A client namespace and a server namespace joined by an emulated link.
 pub struct DelayPath {
     pub client: Netns,
     pub server: Netns,
-    one_way_us: Arc<AtomicU64>,
-    stop: Arc<AtomicBool>,
+    shared: Arc<relay::Shared>,
+    /// The devices' MTU now.
+    mtu: Mutex<u32>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -108,14 +116,18 @@ impl DelayPath {
             ns.ip(&["route", "add", &format!("{peer}/32"), "dev", "hlab0"])?;
         }
         setup.before(Step::DelayLine)?;
-        let one_way_us = Arc::new(AtomicU64::new(0));
-        let stop = Arc::new(AtomicBool::new(false));
+        let shared = Arc::new(relay::Shared::new());
         let mut threads = Vec::new();
-        for (from, to, name) in [
-            (ctun.try_clone()?, stun.try_clone()?, "client→server"),
-            (stun, ctun, "server→client"),
+        for (from, to, direction, name) in [
+            (
+                ctun.try_clone()?,
+                stun.try_clone()?,
+                relay::TO_SERVER,
+                "client→server",
+            ),
+            (stun, ctun, relay::TO_CLIENT, "server→client"),
         ] {
-            let (delay, stop) = (one_way_us.clone(), stop.clone());
+            let shared = shared.clone();
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("delay {name}"))
@@ -123,23 +135,43 @@ impl DelayPath {
                         // The link is neither end: it may run on any CPU the run has,
                         // not on the client's (whose mask it would inherit).
                         let _ = crate::cpu::pin_thread(&crate::cpu::plan().available);
-                        forward(from, to, &delay, &stop)
+                        relay::forward(from, to, direction, &shared)
                     })?,
             );
         }
         Ok(DelayPath {
             client,
             server,
-            one_way_us,
-            stop,
+            shared,
+            mtu: Mutex::new(link::DEFAULT_MTU),
             threads,
         })
     }
 
-    /// Sets the round-trip time (half of it each way) for packets read from now on.
-    pub fn set_rtt(&self, rtt: Duration) {
-        self.one_way_us
-            .store(rtt.as_micros() as u64 / 2, Ordering::SeqCst);
+    /// Sets the round-trip time (half of it each way) for packets read from now on,
+    /// with nothing else asked of the link.
+    pub fn set_rtt(&self, rtt: Duration) -> Result<()> {
+        self.set_link(&LinkSpec::delay(rtt), 0)
+    }
+
+    /// Packets read from now on meet `link` (client to server seeded with `seed`, back
+    /// with `seed + 1`); both devices get its MTU; the per-port counts start from zero.
+    pub fn set_link(&self, link: &LinkSpec, seed: u64) -> Result<()> {
+        let mut mtu = self.mtu.lock().unwrap_or_else(|e| e.into_inner());
+        if *mtu != link.mtu {
+            for ns in [&self.client, &self.server] {
+                ns.ip(&["link", "set", "hlab0", "mtu", &link.mtu.to_string()])?;
+            }
+            *mtu = link.mtu;
+        }
+        self.shared.set(*link, model::direction_seeds(seed));
+        Ok(())
+    }
+
+    /// What the link did with the packets of the server listening on `port`, client to
+    /// server and back, since the link was last set.
+    pub fn counts(&self, port: u16) -> [Counters; 2] {
+        self.shared.counts(port)
     }
 
     pub fn placement(&self) -> Placement<'_> {
@@ -152,38 +184,10 @@ impl DelayPath {
 
 impl Drop for DelayPath {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
+        self.shared.stop.store(true, Ordering::SeqCst);
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
         // The namespaces (and with them the devices) go when `client` and `server` drop.
-    }
-}
-
-/// Moves packets from `from` to `to`, each released `delay` after it was read.
-fn forward(mut from: Tun, mut to: Tun, delay: &AtomicU64, stop: &AtomicBool) {
-    let mut queue: VecDeque<(Instant, Vec<u8>)> = VecDeque::new();
-    let mut buf = vec![0u8; 65536];
-    while !stop.load(Ordering::Relaxed) {
-        let now = Instant::now();
-        while queue.front().is_some_and(|(due, _)| *due <= now) {
-            let (_, packet) = queue.pop_front().expect("front exists");
-            let _ = to.send(&packet);
-        }
-        // Wait for a packet, but no longer than until the next one is due.
-        let wait = queue.front().map_or(Duration::from_millis(50), |(due, _)| {
-            due.saturating_duration_since(now)
-        });
-        if wait.is_zero() {
-            continue;
-        }
-        match from.recv(&mut buf, wait) {
-            Ok(0) => {}
-            Ok(n) => {
-                let due = Instant::now() + Duration::from_micros(delay.load(Ordering::Relaxed));
-                queue.push_back((due, buf[..n].to_vec()));
-            }
-            Err(_) => std::thread::sleep(Duration::from_millis(1)),
-        }
     }
 }

@@ -44,7 +44,7 @@ fn a_probe_over_a_20ms_path_sees_the_round_trips() {
         write_files(&dir, &store, &[CertKind::EcdsaP256]).unwrap()[&CertKind::EcdsaP256].clone();
     let path =
         DelayPath::new(&std::sync::atomic::AtomicBool::new(false)).expect("the emulated path");
-    path.set_rtt(Duration::from_millis(20));
+    path.set_rtt(Duration::from_millis(20)).unwrap();
     let port = 8443;
     let mut server = path
         .server

@@ -152,7 +152,7 @@ impl Session for RemoteSession {
         match &self.client {
             None => {
                 let (outcome, port) =
-                    tcp::once(self.addr, self.opts.io_timeout, self.opts.request)?;
+                    tcp::once(self.addr, self.opts.io_timeout, self.opts.request, false)?;
                 self.remote.report(&self.id, port)?;
                 Ok(outcome)
             }

@@ -190,11 +190,11 @@ fn reports_are_matched_by_address_and_port() {
     let server = tcp::start_server(&opts).unwrap();
     let ours = Some("127.0.0.1".parse().unwrap());
     let other = Some("127.0.0.2".parse().unwrap());
-    let (_, port) = tcp::once(server.addr(), Duration::from_secs(2), false).unwrap();
+    let (_, port) = tcp::once(server.addr(), Duration::from_secs(2), false, false).unwrap();
     // The same port from another host is not this connection.
     let wrong = server.report_from(other, port, Duration::from_millis(500));
     assert!(wrong.is_err(), "{wrong:?}");
-    let (_, port) = tcp::once(server.addr(), Duration::from_secs(2), false).unwrap();
+    let (_, port) = tcp::once(server.addr(), Duration::from_secs(2), false, false).unwrap();
     assert_eq!(
         server
             .report_from(ours, port, Duration::from_secs(2))

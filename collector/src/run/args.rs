@@ -142,6 +142,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", value_parser = RttList::parse)]
     pub rtt: Option<RttList>,
 
+    /// The emulated link's settings, e.g. `rtt=5.6ms,loss=3%,rate=1000mbit,limit=1000`;
+    /// also `jitter=1ms` (uniform ±, never reordering), `burst=3` (Gilbert-Elliott mean
+    /// loss burst, packets), `mtu=1500`. Every packet meets them, SYN included; the loss
+    /// RNG is seeded from --seed and recorded. Implies an emulated run as --rtt does
+    /// (root); --rtt and --loss vary the RTT and the loss over the other settings.
+    #[arg(long, value_name = "SETTINGS", value_parser = super::link_args::LinkArg::parse)]
+    pub link: Option<super::link_args::LinkArg>,
+
+    /// Loss rates, e.g. `0%,1%,3%`: with --rtt, every RTT × loss combination is an arm
+    /// set of its own (ids `…-loss3pct-rtt20ms`), one after the other.
+    #[arg(long, value_name = "LIST", value_parser = super::link_args::LossList::parse)]
+    pub loss: Option<super::link_args::LossList>,
+
     /// Run the client side against `collector serve` at ADDR (its control address)
     /// instead of starting local servers. Needs --ca and --token.
     #[arg(long, value_name = "ADDR", requires = "ca", requires = "token")]

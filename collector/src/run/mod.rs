@@ -1,6 +1,7 @@
 //! `collector run`: plan, measure, write evidence, summarize.
 
 mod args;
+mod link_args;
 mod options;
 mod phases;
 mod placement;
@@ -36,7 +37,11 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// `collector run`; after a signal, its status whatever else happened (see `signals`).
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     // Every flag is checked and typed once, before anything is measured.
-    let opts = RunOptions::build(args);
+    let opts = match RunOptions::build(args) {
+        // Flags that parse one by one but not together: a usage error, as clap's (exit 2).
+        Err(e) if e.is::<clap::Error>() => e.downcast::<clap::Error>().expect("is").exit(),
+        opts => opts,
+    };
     signals::outcome(opts.and_then(run_to_the_end))
 }
 
@@ -165,10 +170,10 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         arms
     } else {
         let cert_store = CertStore::generate(specs.iter().filter_map(|s| s.cert()))?;
-        match &args.rtt {
-            Some(rtts) => rtt::run(
+        match &args.link {
+            Some(grid) => rtt::run(
                 &specs,
-                &rtts.rtts,
+                (&grid.links, grid.label_loss),
                 plan,
                 &cert_store,
                 (io_timeout, args.keepalive_requests),

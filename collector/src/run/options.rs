@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use shared::{CertKind, CpuPlacement, KxGroup};
 
 use super::args::{RttList, RunArgs};
+use super::link_args::LinkGrid;
 use crate::arms::{Fault, PhaseRecording};
 use crate::measure::{open_loop, Plan};
 use crate::peers::PeerArgs;
@@ -26,8 +27,12 @@ pub struct RunOptions {
     pub groups: Vec<KxGroup>,
     /// Whether `--matrix` chose them.
     pub matrix: bool,
-    /// Emulated round trips (`--rtt`), one after the other, instead of plain loopback.
+    /// Emulated round trips (`--rtt`, or the RTT of `--link` / `--loss`), one after the
+    /// other, instead of plain loopback.
     pub rtt: Option<RttList>,
+    /// The emulated links, one arm set each (`--rtt` × `--loss` on `--link`); Some
+    /// exactly when `rtt` is.
+    pub link: Option<LinkGrid>,
     /// The `collector serve` to run the client side against (`--target`).
     pub target: Option<Target>,
     /// Request/response mode: `--request`, or implied by `--rtt`.
@@ -84,8 +89,24 @@ impl RunOptions {
         } else {
             (args.set.certs.clone(), args.set.groups.clone())
         };
-        let request = args.request || args.rtt.is_some();
-        let (plan, warmup) = super::plan::plan(&args, args.rtt.is_some(), request);
+        let link = LinkGrid::of(
+            args.rtt.as_ref().map(|r| r.rtts.as_slice()),
+            args.loss.as_ref(),
+            args.link.as_ref(),
+        )
+        .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ArgumentConflict, e + "\n"))?;
+        let rtt = match (&args.rtt, &link) {
+            (Some(r), _) => Some(r.clone()),
+            (None, Some(g)) => Some(RttList {
+                text: crate::measure::rtt::label(g.links[0].rtt)
+                    .trim_start_matches("rtt")
+                    .to_string(),
+                rtts: vec![g.links[0].rtt],
+            }),
+            (None, None) => None,
+        };
+        let request = args.request || rtt.is_some();
+        let (plan, warmup) = super::plan::plan(&args, rtt.is_some(), request);
         let io_timeout = Duration::from_millis(args.io_timeout_ms);
         let open_loop = open_loop::Options {
             rates: args.open_loop_rates.clone(),
@@ -111,7 +132,8 @@ impl RunOptions {
             certs,
             groups,
             matrix: args.matrix,
-            rtt: args.rtt,
+            rtt,
+            link,
             target,
             request,
             plan,

@@ -138,6 +138,20 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
             ),
         );
     }
+    if let Some(grid) = args.link.as_ref().filter(|g| !g.text.is_empty()) {
+        put(
+            "link",
+            format!(
+                "{} ({} links: every RTT at every loss rate, one after the other; each arm's `link` has its settings, seed and packet counts)",
+                grid.text,
+                grid.links.len()
+            ),
+        );
+    }
+    let link = crate::evidence::link::findings(arms);
+    if !link.is_empty() {
+        put("link_findings", link.join(" · "));
+    }
     if let Some(target) = &args.target {
         put(
             "target",

@@ -127,6 +127,9 @@ pub fn run_card(ev: &Evidence) -> Card {
     if !methods.is_empty() {
         lines.push(("RTT method", methods.join("; ")));
     }
+    if let Some(link) = s.extra.get("link") {
+        lines.push(("emulated link", link.clone()));
+    }
     if let Some(server) = &env.server_host {
         lines.push((
             "server host",
@@ -311,6 +314,15 @@ mod tests {
         assert_eq!(
             line(&ev, "RTT method").as_deref(),
             Some("user-space delay line")
+        );
+        assert_eq!(line(&ev, "emulated link"), None);
+        ev.run
+            .settings
+            .extra
+            .insert("link".into(), "--loss 0%,3% (2 links)".into());
+        assert_eq!(
+            line(&ev, "emulated link").as_deref(),
+            Some("--loss 0%,3% (2 links)")
         );
         assert!(line(&ev, "server host")
             .unwrap()

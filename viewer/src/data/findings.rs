@@ -23,6 +23,8 @@ pub enum Topic {
     ZeroRtt,
     /// Which strategy wins per request (keep-alive or a new connection), per RTT.
     KeepAlive,
+    /// An emulated link's achieved loss, and the connections TCP retransmitted on.
+    Link,
     /// What a probed server offers (`collector probe`).
     Capability,
     Pitfall,
@@ -44,7 +46,7 @@ impl Topic {
             ),
             (Topic::PostQuantum, _) => (format!("#grid-{key}"), "cert × group table"),
             (Topic::Phases, _) => (format!("#chart-phases-{key}"), "phase chart"),
-            (Topic::ZeroRtt | Topic::KeepAlive, _) => {
+            (Topic::ZeroRtt | Topic::KeepAlive | Topic::Link, _) => {
                 (format!("#chart-ttfb-{key}"), "time-to-first-byte chart")
             }
             (Topic::Capability | Topic::Pitfall, _) => ("#table-section".into(), "arm table"),
@@ -91,6 +93,7 @@ impl Topic {
             Topic::Phases => "phases",
             Topic::ZeroRtt => "0-RTT",
             Topic::KeepAlive => "keep-alive",
+            Topic::Link => "emulated link",
             Topic::Capability => "server capability",
             Topic::Pitfall => "caught by the tool",
         }
@@ -501,13 +504,15 @@ fn zero_rtt(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
 }
 
 /// Lines the collector wrote from the same run's numbers into `settings.extra`, joined by
-/// ` · `: the keep-alive comparison per RTT, and a probe's findings (its certificate's
+/// ` · `: the keep-alive comparison per RTT, the emulated link's asked and achieved loss
+/// and the connections that waited for a TCP retransmission, and a probe's findings (its certificate's
 /// trust, its capabilities, and whether the timed connections verified the
 /// certificate). Each is cut to 600 characters (it comes from a file).
 fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
     for (key, topic, head) in [
         ("probe_findings", Topic::Capability, "The server offers "),
         ("keepalive_findings", Topic::KeepAlive, "Per request, "),
+        ("link_findings", Topic::Link, "On the emulated link, "),
     ] {
         let Some(lines) = ev.run.settings.extra.get(key) else {
             continue;

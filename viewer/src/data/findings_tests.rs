@@ -304,7 +304,7 @@ fn one_sentence_per_stack_and_group_and_peers_are_not_headlines() {
 }
 
 #[test]
-fn keepalive_and_probe_lines_of_the_collector_are_findings() {
+fn keepalive_link_and_probe_lines_of_the_collector_are_findings() {
     let mut ev = base();
     let extra = &mut ev.run.settings.extra;
     extra.insert(
@@ -330,6 +330,14 @@ fn keepalive_and_probe_lines_of_the_collector_are_findings() {
             "The server offers resumption: tls1.3 tickets yes.",
             "Certificate verification: no TLS arm timed (untrusted)."
         ]
+    );
+    ev.run.settings.extra.insert(
+        "link_findings".into(),
+        "tcp-connect-loss30pct-rtt20ms (rtt=20ms,loss=30%,mtu=1500): p50 21.00 ms, p95 1.02 s: 6 of 24 connections (25%) included a client retransmission".into(),
+    );
+    assert_eq!(
+        texts(&ev, Topic::Link),
+        ["On the emulated link, tcp-connect-loss30pct-rtt20ms (rtt=20ms,loss=30%,mtu=1500): p50 21.00 ms, p95 1.02 s: 6 of 24 connections (25%) included a client retransmission."]
     );
     ev.run
         .settings

@@ -258,6 +258,7 @@ impl Session for RemoteSession {
             client: Some(s.facts),
             server: None,
             keepalive: None,
+            tcp: None,
         })
     }
 
@@ -287,6 +288,7 @@ impl Session for RemoteTcp {
             client: None,
             server: None,
             keepalive: None,
+            tcp: None,
         })
     }
 

@@ -30,6 +30,8 @@ pub struct TlsClient {
     early_data: bool,
     /// Record phase timestamps on every connection.
     phases: bool,
+    /// Read the socket's TCP_INFO after each connection (see [`SessionOptions::tcp_info`]).
+    tcp_info: bool,
 }
 
 /// What the client end of one connection saw.
@@ -39,6 +41,7 @@ pub struct ClientSide {
     pub elapsed: Duration,
     pub facts: Option<Handshake>,
     pub local_port: u16,
+    pub tcp: Option<crate::arms::tcp_info::TcpInfo>,
 }
 
 impl TlsClient {
@@ -65,6 +68,7 @@ impl TlsClient {
             // Phases are recorded for handshake windows (not request/response mode).
             phases: arm.phases == crate::arms::PhaseRecording::On
                 && !(opts.request || arm.early_data()),
+            tcp_info: opts.tcp_info(),
         })
     }
 
@@ -163,6 +167,11 @@ impl TlsClient {
             elapsed: h.elapsed,
             facts: self.facts(&h),
             local_port: h.tcp.local_addr()?.port(),
+            tcp: if self.tcp_info {
+                crate::arms::tcp_info::read(&h.tcp)
+            } else {
+                None
+            },
         })
     }
 }
@@ -193,6 +202,7 @@ impl ClientSide {
             client: self.facts,
             server,
             keepalive: None,
+            tcp: self.tcp,
         }
     }
 }
@@ -228,6 +238,10 @@ impl Session for TlsSession {
             self.server.last_cpu().into_iter().collect(),
             crate::cpu::IN_PROCESS,
         )
+    }
+
+    fn server_port(&self) -> Option<u16> {
+        Some(self.server.addr().port())
     }
 
     fn connect_once(&mut self) -> Result<Outcome> {

@@ -126,6 +126,7 @@ impl Session for WwwClient {
             client: self.client.facts(&h),
             server,
             keepalive: None,
+            tcp: None,
         })
     }
 

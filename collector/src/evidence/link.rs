@@ -1,0 +1,166 @@
+//! What an emulated link did, in words, from the run's own counts: per arm on a lossy
+//! link (or one where TCP retransmitted), the achieved loss beside the asked, and how
+//! many connections waited for a retransmission, against the tail. Written into
+//! `settings.extra.link_findings` (the viewer shows them) and printed in the summary.
+
+use shared::{Arm, LinkCounts};
+
+use crate::human::us;
+use crate::measure::stats::median_in_place;
+
+/// Standard deviations within which the achieved loss of independent draws is called
+/// as asked: beyond 4.5 σ a binomial count strays by chance about once in 150,000.
+pub const SIGMAS: f64 = 4.5;
+
+/// One line per arm whose link asked for loss, or whose client retransmitted.
+pub fn findings(arms: &[Arm]) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in arms {
+        let (Some(link), Some(lat)) = (&a.link, &a.latency_us) else {
+            continue;
+        };
+        let retransmitted = a.tcp.as_ref().is_some_and(|t| t.with_retransmission > 0);
+        if link.loss == 0.0 && !retransmitted {
+            continue;
+        }
+        let mut parts = vec![format!("{} ({})", a.id, link.asked)];
+        if link.loss > 0.0 {
+            parts.push(format!(
+                "achieved loss {} client to server, {} server to client",
+                achieved(&link.client_to_server, link.loss, link.burst_packets),
+                achieved(&link.server_to_client, link.loss, link.burst_packets),
+            ));
+        }
+        if let Some(t) = &a.tcp {
+            let mut line = format!(
+                "p50 {}, p95 {}: {} of {} connections ({:.0}%) included a client retransmission",
+                us(lat.p50),
+                us(lat.p95),
+                t.with_retransmission,
+                t.connections,
+                100.0 * t.with_retransmission as f64 / t.connections.max(1) as f64
+            );
+            if let Some(rto) = t.with_rto {
+                line.push_str(&format!(", {rto} a retransmission timeout"));
+            }
+            // The samples and the counters are the same connections, in the same order.
+            if t.retransmits.len() == a.samples_us.len() && t.with_retransmission > 0 {
+                let (mut with, mut without): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+                for (s, r) in a.samples_us.iter().zip(&t.retransmits) {
+                    if *r > 0 { &mut with } else { &mut without }.push(*s);
+                }
+                line.push_str(&format!(
+                    " (their median {}",
+                    us(median_in_place(&mut with))
+                ));
+                if !without.is_empty() {
+                    line.push_str(&format!(
+                        ", the others' {}",
+                        us(median_in_place(&mut without))
+                    ));
+                }
+                line.push(')');
+            }
+            parts.push(line);
+        }
+        out.push(parts.join(": "));
+    }
+    out
+}
+
+/// `3.1% (31 of 1,000; within 4.5 σ of 3%)`.
+fn achieved(c: &LinkCounts, asked: f64, burst: Option<f64>) -> String {
+    let Some(rate) = c.achieved_loss() else {
+        return "— (no packet seen)".into();
+    };
+    // A burst model's count is not binomial: no bound is claimed for it.
+    let verdict = match burst {
+        Some(_) => String::new(),
+        None if c.within_binomial(asked, SIGMAS) => {
+            format!("; within {SIGMAS} σ of {}%", pct(asked))
+        }
+        None => format!("; OUTSIDE {SIGMAS} σ of {}%", pct(asked)),
+    };
+    format!("{}% ({} of {}{verdict})", pct(rate), c.lost, c.seen)
+}
+
+fn pct(v: f64) -> String {
+    let s = format!("{:.2}", v * 100.0);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lossy_arm() -> Arm {
+        let mut a = shared::sample::arm(
+            "tls13-full-ecdsa-p256-x25519-loss30pct-rtt20ms",
+            shared::Protocol::Tls13,
+            shared::Mode::Full,
+            None,
+            vec![60_000.0, 61_000.0, 1_060_000.0, 62_000.0],
+        );
+        a.link = Some(shared::Link {
+            asked: "rtt=20ms,loss=30%,mtu=1500".into(),
+            rtt_ms: 20.0,
+            loss: 0.3,
+            burst_packets: None,
+            jitter_ms: 0.0,
+            rate_bit_s: None,
+            limit_packets: None,
+            mtu: 1500,
+            seed: 1,
+            client_to_server: LinkCounts {
+                seen: 100,
+                lost: 31,
+                ..LinkCounts::default()
+            },
+            // 100 × 30% = 30, σ = √21 = 4.58: 60 lost is 6.5 σ off.
+            server_to_client: LinkCounts {
+                seen: 100,
+                lost: 60,
+                ..LinkCounts::default()
+            },
+        });
+        a.tcp = Some(shared::TcpCounters {
+            connections: 4,
+            with_retransmission: 1,
+            with_rto: Some(1),
+            retransmits: vec![0, 0, 1, 0],
+            rtos: vec![0, 0, 1, 0],
+            segments_out: vec![5, 5, 6, 5],
+            cwnd: vec![10, 10, 10, 10],
+        });
+        a
+    }
+
+    #[test]
+    fn a_lossy_arm_says_its_achieved_loss_and_who_waited_for_a_retransmission() {
+        let lines = findings(&[lossy_arm()]);
+        assert_eq!(lines.len(), 1);
+        let l = &lines[0];
+        assert!(
+            l.contains("31% (31 of 100; within 4.5 σ of 30%) client to server"),
+            "{l}"
+        );
+        assert!(
+            l.contains("60% (60 of 100; OUTSIDE 4.5 σ of 30%) server to client"),
+            "{l}"
+        );
+        assert!(l.contains("1 of 4 connections (25%) included a client retransmission, 1 a retransmission timeout"), "{l}");
+        // Median of the one with (1.06 s) and of the three without (61 ms).
+        assert!(
+            l.contains("(their median 1060.00 ms, the others' 61.00 ms)"),
+            "{l}"
+        );
+    }
+
+    #[test]
+    fn a_lossless_arm_without_retransmissions_says_nothing() {
+        let mut a = lossy_arm();
+        a.link.as_mut().unwrap().loss = 0.0;
+        a.tcp.as_mut().unwrap().with_retransmission = 0;
+        assert!(findings(&[a]).is_empty());
+    }
+}

@@ -1,0 +1,111 @@
+//! The emulated link an arm ran over (`collector run --link / --rtt / --loss`), and
+//! what the client's TCP said about each connection on it. Neither is in the viewer's
+//! wasm build: the collector writes its findings into `settings.extra.link_findings`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The link as asked, the seed its loss was drawn with, and per direction what it did
+/// with this arm's packets (by its server's port; warm-up connections included).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Link {
+    /// Every setting in `--link` syntax, e.g. `rtt=20ms,loss=3%,mtu=1500`: parsing it
+    /// gives the same link.
+    pub asked: String,
+    pub rtt_ms: f64,
+    /// Loss probability asked (0..1): per packet, or the long-run rate with `burst`.
+    pub loss: f64,
+    /// Mean run of consecutive losses, in packets (Gilbert–Elliott); null: independent.
+    #[serde(default)]
+    pub burst_packets: Option<f64>,
+    /// Each packet's one-way delay is RTT/2 plus a uniform draw in ±jitter.
+    #[serde(default)]
+    pub jitter_ms: f64,
+    /// Serialization rate in bit/s, and the queue's packet limit (null: no rate, no queue).
+    #[serde(default)]
+    pub rate_bit_s: Option<u64>,
+    #[serde(default)]
+    pub limit_packets: Option<u32>,
+    pub mtu: u32,
+    /// Seed of the client-to-server RNG; server to client uses seed + 1.
+    pub seed: u64,
+    pub client_to_server: LinkCounts,
+    pub server_to_client: LinkCounts,
+}
+
+/// What one direction did with the packets it saw (`seen`: those the loss model drew for).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LinkCounts {
+    pub seen: u64,
+    /// Dropped by the loss model.
+    pub lost: u64,
+    /// Dropped at the full rate queue (tail drop).
+    #[serde(default)]
+    pub queue_full: u64,
+    /// Dropped for being larger than the MTU.
+    #[serde(default)]
+    pub too_big: u64,
+    /// TCP RST segments, spared from the loss model (not in `seen`): the lab closes each
+    /// client socket with RST, which TCP never retransmits, and a lost one would leave the
+    /// server waiting out its I/O timeout after the timed window.
+    #[serde(default)]
+    pub spared_rst: u64,
+}
+
+impl LinkCounts {
+    /// `lost / seen`: the achieved loss, to hold against the asked one (null: nothing seen).
+    pub fn achieved_loss(&self) -> Option<f64> {
+        (self.seen > 0).then(|| self.lost as f64 / self.seen as f64)
+    }
+
+    /// Whether `lost` of `seen` is within `sigmas` binomial standard deviations of `p`
+    /// (a loss model without bursts draws each packet independently).
+    pub fn within_binomial(&self, p: f64, sigmas: f64) -> bool {
+        let n = self.seen as f64;
+        (self.lost as f64 - n * p).abs() <= sigmas * (n * p * (1.0 - p)).sqrt()
+    }
+}
+
+/// What `getsockopt(TCP_INFO)` on the client's socket said after each timed connection
+/// (after the window, before close), one entry per successful sample in the order of
+/// `samples_us`. The client's view only: a segment the server retransmitted (a lost
+/// SYN-ACK or server flight) shows here as time, not as a count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TcpCounters {
+    /// Connections read.
+    pub connections: u64,
+    /// Connections whose client retransmitted at least one segment.
+    pub with_retransmission: u64,
+    /// Connections with at least one retransmission timeout on the client (null: the
+    /// kernel has no `tcpi_total_rto`, before Linux 6.7).
+    #[serde(default)]
+    pub with_rto: Option<u64>,
+    /// Per connection: `tcpi_total_retrans`.
+    pub retransmits: Vec<u32>,
+    /// Per connection: `tcpi_total_rto` (empty before Linux 6.7).
+    #[serde(default)]
+    pub rtos: Vec<u16>,
+    /// Per connection: `tcpi_segs_out`, segments sent (retransmissions included).
+    pub segments_out: Vec<u32>,
+    /// Per connection: `tcpi_snd_cwnd`, the congestion window in segments.
+    pub cwnd: Vec<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn achieved_loss_and_its_binomial_bound() {
+        let c = LinkCounts {
+            seen: 10_000,
+            lost: 330,
+            ..LinkCounts::default()
+        };
+        assert_eq!(c.achieved_loss(), Some(0.033));
+        // 10,000 × 3% = 300, σ = √(10,000 × 0.03 × 0.97) = 17.06: 330 is 1.76 σ off.
+        assert!(c.within_binomial(0.03, 2.0));
+        assert!(!c.within_binomial(0.03, 1.7));
+        assert_eq!(LinkCounts::default().achieved_loss(), None);
+    }
+}
