@@ -12,6 +12,7 @@ pub mod json;
 pub mod objects;
 pub mod open_loop;
 pub mod order;
+pub mod packed;
 pub mod placement;
 pub mod probe;
 pub mod schema;
