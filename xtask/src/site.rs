@@ -2,10 +2,12 @@
 //!
 //! Layout: `index.html`, `viewer.js`, `viewer_bg.wasm`, `results/*.json` (the evidence,
 //! whole), `results/index.json`, `results/history.json` (every run in brief:
-//! [`shared::History`]) and `results/summaries/*.json` (each valid run's
-//! [`shared::Evidence::summary`], under its file's name). The page starts from the
-//! history and the newest run's summary, fetches another summary when a view shows that
-//! run, and a whole file only when a view needs its samples; a file that is not valid
+//! [`shared::History`]), `results/summaries/*.json` (each valid run's
+//! [`shared::Evidence::summary`], under its file's name) and `results/heads/*.json` (the
+//! part of each summary the headline reads: [`viewer::data::head`], a few KB). The page
+//! starts from the history and the run shown's head and summary (the cards and the two
+//! charts draw from the head before the summary is in), fetches another summary when a
+//! view shows that run, and a whole file only when a view needs its samples; a file that is not valid
 //! evidence is listed in the history as unreadable and fetched whole to show why. Every
 //! URL the page uses is relative, so the folder works from any static host and any
 //! sub-path.
@@ -14,7 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use viewer::data::head::head_of;
 use viewer::data::index::{index_json, parse_index, IndexEntry, ResultsIndex};
+pub use viewer::data::load::{HEADS, SUMMARIES};
 
 use crate::tools::{root, step};
 use crate::wasm;
@@ -67,9 +71,19 @@ pub fn build(results: &Path, out: &Path) -> Result<()> {
     }
     prepare_out(out)?;
     wasm::build_viewer(out)?;
-    std::fs::copy(root().join("index.html"), out.join("index.html"))
-        .context("could not copy index.html into the site")?;
     let index = copy_results(results, &out.join("results"), MAX_FILE_BYTES)?;
+    let page = std::fs::read_to_string(root().join("index.html"))
+        .context("could not read the page, index.html")?;
+    let history = std::fs::read_to_string(out.join("results").join(HISTORY))
+        .ok()
+        .and_then(|t| shared::History::from_json(&t).ok())
+        .unwrap_or_default();
+    let page = with_landing_head(&page, history, |url| {
+        let text = std::fs::read_to_string(out.join(url)).ok()?;
+        shared::Evidence::from_json(&text).ok()
+    })?;
+    std::fs::write(out.join("index.html"), page)
+        .context("could not write index.html into the site")?;
     step(format!(
         "site ready in {} ({} evidence file(s)); open index.html through any static server",
         out.display(),
@@ -178,8 +192,10 @@ fn copy_results(from: &Path, to: &Path, cap: u64) -> Result<ResultsIndex> {
         index.runs.push(IndexEntry { file, ..preview });
     }
     let mut history = shared::HistoryBuilder::default();
-    std::fs::create_dir_all(to.join(SUMMARIES))
-        .with_context(|| format!("could not create results/{SUMMARIES}"))?;
+    for dir in [SUMMARIES, HEADS] {
+        std::fs::create_dir_all(to.join(dir))
+            .with_context(|| format!("could not create results/{dir}"))?;
+    }
     // Each file is read, checked and summarised on its own thread; the history is built
     // from the summaries in the index's order.
     let summaries = par_map(&index.runs, |entry| -> Result<Option<shared::Evidence>> {
@@ -191,6 +207,8 @@ fn copy_results(from: &Path, to: &Path, cap: u64) -> Result<ResultsIndex> {
         let Some(ev) = evidence else { return Ok(None) };
         std::fs::write(to.join(SUMMARIES).join(&entry.file), ev.summary_line())
             .with_context(|| format!("could not write the summary of {}", entry.file))?;
+        std::fs::write(to.join(HEADS).join(&entry.file), head_of(&ev).to_json())
+            .with_context(|| format!("could not write the head of {}", entry.file))?;
         Ok(Some(ev.summary()))
     });
     for (entry, summary) in index.runs.iter().zip(summaries) {
@@ -206,13 +224,43 @@ fn copy_results(from: &Path, to: &Path, cap: u64) -> Result<ResultsIndex> {
     Ok(index)
 }
 
+/// The page's preload of the history, after which the landing run's head is named.
+const HISTORY_PRELOAD: &str =
+    r#"<link rel="preload" href="results/history.json" as="fetch" crossorigin>"#;
+
+/// Where the page takes the landing run's cards.
+const STATIC_HEAD: &str = "<!-- static head -->";
+
+/// `page` naming the head of the run it opens on ([`viewer::data::pick::landing_head`])
+/// as `<link id="landing-head">` (the browser fetches it while the viewer loads, and the
+/// viewer draws the headline from it in its first view), with that run's cards written in
+/// ([`viewer::data::head_html::static_head`], from the head `read` gives for its URL).
+/// Unchanged when there is no run.
+fn with_landing_head(
+    page: &str,
+    history: shared::History,
+    read: impl FnOnce(&str) -> Option<shared::Evidence>,
+) -> Result<String> {
+    let Some(url) = viewer::data::pick::landing_head(history) else {
+        return Ok(page.to_string());
+    };
+    if !page.contains(HISTORY_PRELOAD) || !page.contains(STATIC_HEAD) {
+        bail!("index.html no longer has `{HISTORY_PRELOAD}` and `{STATIC_HEAD}`");
+    }
+    let page = match read(&url) {
+        Some(head) => page.replacen(STATIC_HEAD, &viewer::data::head_html::static_head(&head), 1),
+        None => page.to_string(),
+    };
+    let attr = viewer::data::head_html::text(&url);
+    let link = format!(
+        "{HISTORY_PRELOAD}\n<link rel=\"preload\" id=\"landing-head\" href=\"{attr}\" as=\"fetch\" crossorigin>"
+    );
+    Ok(page.replacen(HISTORY_PRELOAD, &link, 1))
+}
+
 /// Every run in brief ([`shared::History`]): what the run list, the filters and the
 /// trend draw from, whatever the number of runs.
 pub const HISTORY: &str = "history.json";
-
-/// The folder of run summaries ([`shared::Evidence::summary`]), one per valid evidence
-/// file under the same name: what a view of that run draws from.
-pub const SUMMARIES: &str = "summaries";
 
 /// A hard link where the file system allows one (evidence files are never edited, and a
 /// site of 1,000 default runs would otherwise hold a second copy of 4 GB), else a copy.
@@ -333,6 +381,50 @@ mod tests {
     }
 
     #[test]
+    fn the_page_names_the_landing_runs_head_with_its_file_name_escaped() {
+        let page = std::fs::read_to_string(root().join("index.html")).unwrap();
+        let mut b = shared::HistoryBuilder::default();
+        b.run("a\"<b>&.json", &shared::sample::evidence());
+        let mut asked = None;
+        let out = with_landing_head(&page, b.finish(), |url| {
+            asked = Some(url.to_string());
+            Some(shared::sample::evidence())
+        })
+        .unwrap();
+        assert_eq!(asked.as_deref(), Some("results/heads/a\"<b>&.json"));
+        assert!(
+            out.contains(r#"<link rel="preload" id="landing-head" href="results/heads/a&quot;&lt;b&gt;&amp;.json" as="fetch" crossorigin>"#),
+            "{}",
+            &out[..out.len().min(2000)]
+        );
+        assert_eq!(out.matches("id=\"landing-head\"").count(), 1);
+        // The run's cards, in place of the marker.
+        assert!(!out.contains(STATIC_HEAD));
+        assert_eq!(out.matches("<main id=\"static-head\">").count(), 1);
+        assert!(out.contains("TLS 1.3 full handshake (p50)"));
+        // A head that cannot be read: no cards, the page still names it.
+        let mut b = shared::HistoryBuilder::default();
+        b.run("a.json", &shared::sample::evidence());
+        let out = with_landing_head(&page, b.finish(), |_| None).unwrap();
+        assert!(out.contains("id=\"landing-head\"") && !out.contains("id=\"static-head\""));
+        // No run: the page as it is.
+        assert_eq!(
+            with_landing_head(&page, Default::default(), |_| None).unwrap(),
+            page
+        );
+        assert!(with_landing_head(
+            "<html>",
+            {
+                let mut b = shared::HistoryBuilder::default();
+                b.run("a.json", &shared::sample::evidence());
+                b.finish()
+            },
+            |_| None
+        )
+        .is_err());
+    }
+
+    #[test]
     fn the_history_lists_every_run_in_index_order_and_each_valid_run_has_a_summary() {
         let results = scratch("sum-results");
         let to = scratch("sum-to");
@@ -357,6 +449,13 @@ mod tests {
         assert_eq!(summary.run.id, "20261130T000000Z-sample-0000");
         assert!(summary.arms.iter().all(|a| a.samples_us.is_empty()));
         assert_eq!(summary.arms[1].latency_us, full.arms[1].latency_us);
+        // Its head: valid evidence of the same run, summary-only, for the headline.
+        assert!(!to.join(HEADS).join("a-broken.json").exists());
+        let head = std::fs::read_to_string(to.join(HEADS).join("b-good.json")).unwrap();
+        let head = shared::Evidence::from_json(&head).unwrap();
+        assert!(head.summary);
+        assert_eq!(head.run.id, summary.run.id);
+        assert_eq!(head, head_of(&full));
         // The evidence itself is in the site, whole and unchanged.
         assert_eq!(
             std::fs::read_to_string(to.join("b-good.json")).unwrap(),

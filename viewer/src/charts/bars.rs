@@ -6,6 +6,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::labels::fit_labels;
+use super::AxisScale;
 use super::{chars_in, fail, font, label_left_of, label_width, legend, legend_rows, x_ticks};
 use super::{DrawResult, Scale};
 use super::{ERROR, INK, MUTED, P50, P95, P99};
@@ -160,7 +161,7 @@ pub fn draw_hbars<DB: DrawingBackend>(
         super::category_chart(area, x_range.clone(), n, (lw, 20.0), desc, lrows, scale)?;
     // Zero is `0`, whatever the unit.
     let tick = |v: f64| {
-        let x = axis.scale.from_axis(v);
+        let x = axis.scale.value_at(v);
         if x == 0.0 {
             "0".to_string()
         } else {

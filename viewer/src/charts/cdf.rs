@@ -1,5 +1,6 @@
 //! Latency distribution: the empirical CDF of the raw samples of the picked arms.
 
+use super::AxisScale;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

@@ -1,6 +1,7 @@
 //! Line charts on two value axes: the CDF, capacity against clients and TTFB against RTT
 //! all draw through [`draw_lines`], so they share one piece of (wasm) code.
 
+use super::AxisScale;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -95,7 +96,7 @@ pub fn draw_lines<DB: DrawingBackend>(
     let to_y = |y: f64| y.clamp(y_lo, y_hi);
     let thin = ShapeStyle::from(MUTED).stroke_width(s(1.0).max(1) as u32);
     for (label, slope) in &axes.guides {
-        let x_end = axes.x_scale.from_axis(x_range.end);
+        let x_end = axes.x_scale.value_at(x_range.end);
         let end = (to_x(x_end), to_y(slope * x_end));
         let path: Vec<(f64, f64)> = (0..=20)
             .step_by(2)

@@ -51,34 +51,42 @@ pub const PALETTE: [RGBColor; 8] = [
     RGBColor(0x17, 0xbe, 0xcf),
 ];
 
-/// Linear or logarithmic value axis.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Scale {
-    Log,
-    /// The default: bar lengths are proportional to their values (from zero).
-    #[default]
-    Linear,
+/// The reader's choice of value axis (a setting of the page, in its links).
+pub use crate::data::scale::Scale;
+
+/// What a [`Scale`] means on an axis: where values go, the range and the ticks.
+pub trait AxisScale {
+    /// Where `v` goes on the axis (log10 for a log axis, so plain f64 coordinates work).
+    fn to_axis(self, v: f64) -> f64;
+    fn value_at(self, a: f64) -> f64;
+    /// Axis range (in axis units) covering `lo..hi` in values, with some room; always
+    /// finite (values near `f64::MAX` that a file may hold end at 1e300).
+    fn range(self, lo: f64, hi: f64) -> std::ops::Range<f64>;
+    /// Tick positions (axis units) for `range`: 1-2-5 steps per decade on a log axis,
+    /// 1/2/5 × 10ⁿ steps on a linear one, so labels are round numbers.
+    fn ticks(self, range: &std::ops::Range<f64>) -> Vec<f64>;
+    /// Tick label for a latency axis in axis units.
+    fn latency_label(self, a: f64) -> String;
+    /// `log scale` or `linear scale`, for a chart's text.
+    fn describe(self) -> &'static str;
 }
 
-impl Scale {
-    /// Where `v` goes on the axis (log10 for a log axis, so plain f64 coordinates work).
-    pub fn to_axis(self, v: f64) -> f64 {
+impl AxisScale for Scale {
+    fn to_axis(self, v: f64) -> f64 {
         match self {
             Scale::Linear => v,
             Scale::Log => v.max(1e-3).log10(),
         }
     }
 
-    pub fn from_axis(self, a: f64) -> f64 {
+    fn value_at(self, a: f64) -> f64 {
         match self {
             Scale::Linear => a,
             Scale::Log => 10f64.powf(a),
         }
     }
 
-    /// Axis range (in axis units) covering `lo..hi` in values, with some room; always
-    /// finite (values near `f64::MAX` that a file may hold end at 1e300).
-    pub fn range(self, lo: f64, hi: f64) -> std::ops::Range<f64> {
+    fn range(self, lo: f64, hi: f64) -> std::ops::Range<f64> {
         let (lo, hi) = if lo.is_finite() && hi.is_finite() && lo <= hi {
             (lo.min(1e300), hi.min(1e300))
         } else {
@@ -97,9 +105,7 @@ impl Scale {
         }
     }
 
-    /// Tick positions (axis units) for `range`: 1-2-5 steps per decade on a log axis,
-    /// 1/2/5 × 10ⁿ steps on a linear one, so labels are round numbers.
-    pub fn ticks(self, range: &std::ops::Range<f64>) -> Vec<f64> {
+    fn ticks(self, range: &std::ops::Range<f64>) -> Vec<f64> {
         let (a, b) = (range.start, range.end);
         if !(a.is_finite() && b.is_finite() && a < b) {
             return Vec::new();
@@ -128,7 +134,7 @@ impl Scale {
                     return fine;
                 }
                 // A narrow range: round values as on a linear axis, placed on the log axis.
-                let (lo, hi) = (self.from_axis(a), self.from_axis(b));
+                let (lo, hi) = (self.value_at(a), self.value_at(b));
                 Scale::Linear
                     .ticks(&(lo..hi))
                     .into_iter()
@@ -152,11 +158,11 @@ impl Scale {
     }
 
     /// Tick label for a latency axis in axis units.
-    pub fn latency_label(self, a: f64) -> String {
-        fmt_us(self.from_axis(a))
+    fn latency_label(self, a: f64) -> String {
+        fmt_us(self.value_at(a))
     }
 
-    pub fn describe(self) -> &'static str {
+    fn describe(self) -> &'static str {
         match self {
             Scale::Log => "log scale",
             Scale::Linear => "linear scale",
@@ -376,7 +382,7 @@ mod tests {
     #[test]
     fn log_axis_round_trips_and_labels_in_units() {
         let s = Scale::Log;
-        assert!((s.from_axis(s.to_axis(420.0)) - 420.0).abs() < 1e-9);
+        assert!((s.value_at(s.to_axis(420.0)) - 420.0).abs() < 1e-9);
         assert_eq!(s.latency_label(3.0), "1.00 ms");
         assert_eq!(Scale::Linear.latency_label(420.0), "420 µs");
         let r = s.range(100.0, 1000.0);
@@ -421,7 +427,7 @@ mod tests {
         let values = |s: Scale, r| -> Vec<String> {
             s.ticks(&r)
                 .into_iter()
-                .map(|t| format!("{:.4}", s.from_axis(t)))
+                .map(|t| format!("{:.4}", s.value_at(t)))
                 .collect()
         };
         let log = Scale::Log;

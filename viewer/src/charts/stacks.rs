@@ -8,6 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::bars::{draw_hbars, Axis, Row, Slot};
+use super::AxisScale;
 use super::{DrawResult, Scale, P50, P95, P99, TLS12};
 use crate::data::format::{fmt_ratio_ci, fmt_us, PER_USER_CPU_S};
 use crate::data::outcome::NoResult;

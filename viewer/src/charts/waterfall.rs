@@ -4,6 +4,7 @@
 //! floor in a darker shade and its other work, the modelled hops), with a tick at the
 //! measured p50.
 
+use super::AxisScale;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -49,12 +49,17 @@ impl Reducible for Runs {
         let mut set = (*self.set).clone();
         let mut ready = self.ready;
         match action {
-            RunsAction::Started(Start { history, files }) => {
+            RunsAction::Started(Start {
+                history,
+                files,
+                head,
+            }) => {
                 ready = true;
                 if let Some(history) = history {
                     set.add_history(history, HISTORY_URL);
                 }
                 set.arrive(files, Arrival::File);
+                set.arrive(head.into_iter().collect(), Arrival::Head);
             }
             RunsAction::Fetched(items, how) => {
                 ready |= how == Arrival::File;
@@ -129,15 +134,33 @@ pub fn App() -> Html {
     // shown first, then the detail runs.
     let mut wanted_keys: Vec<u32> = focus_key.into_iter().collect();
     wanted_keys.extend(detail_keys.iter().filter(|k| Some(**k) != focus_key));
+    // The run shown's head first (a few KB: the headline draws from it while the summary
+    // is on the way), then the summaries.
+    let heads = set.missing_heads(&wanted_keys[..wanted_keys.len().min(1)]);
+    use_fetch_once(runs.clone(), heads, Arrival::Head);
     let waiting = set.missing(&wanted_keys);
     use_fetch_once(runs.clone(), waiting.clone(), Arrival::Summary);
     let focus_run = focus_key.and_then(|k| set.loaded(k)).cloned();
+    let focus_head = focus_key.and_then(|k| set.headline_of(k)).cloned();
+    // The first view after the start-up load is the headline alone (title, run shown,
+    // cards, the two charts): small, so it is laid out, drawn and painted at once. The
+    // rest of the page follows once the browser has painted it.
+    let rest = use_state(|| false);
+    {
+        let rest = rest.clone();
+        use_effect_with(runs.ready, move |ready| {
+            if *ready {
+                after_paint(move || rest.set(true));
+            }
+        });
+    }
+    let all = runs.ready && *rest;
     {
         // For `cargo xtask bench`: `interactive` when the start-up load (the history) is
         // drawn, `answer` when the newest run's findings and detail are (its summary is
         // in). The bench reads the first mark of each name.
-        let answered = runs.ready && focus_run.is_some();
-        use_effect_with((runs.ready, answered), move |(ready, answered)| {
+        let answered = all && focus_run.is_some();
+        use_effect_with((all, answered), move |(ready, answered)| {
             if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
                 if *ready {
                     let _ = perf.mark("interactive");
@@ -279,64 +302,92 @@ pub fn App() -> Html {
     let mut rows = arm_rows(&detail, &filter);
     sort_rows(&mut rows, *sort);
 
+    let rest_of_page = if all {
+        html! {
+            <>
+                if let Some(run) = &focus_run {
+                    {findings_section(&FindingsProps { run: run.clone() })}
+                }
+                <section id="runs-section">
+                    <h2>{"Runs"}</h2>
+                    {run_list(&RunListProps { runs: set.clone(), on_toggle: on_toggle_run, on_remove, ready: runs.ready,
+                                             detail: detail_keys.clone(), on_detail })}
+                    <Loader {on_loaded} />
+                </section>
+                if set.shown().nth(1).is_some() {
+                    {changes_section(&ChangesProps { runs: set.clone(), pair, on_pair })}
+                }
+                if set.shown().next().is_some() {
+                    {controls(&ControlsProps { facets: facets_present(&set), filter: (*filter).clone(),
+                                              on_toggle: on_facet, scale: *scale, on_scale })}
+                    <Trend runs={set.clone()} {ids} chosen={chosen.clone()} {on_arm}
+                           hidden_hosts={(*hidden_hosts).clone()} {on_host} />
+                    <section id="detail-section">
+                        <h2>{"Detail"}</h2>
+                        <p class="hint">{"Every chart of the run shown, or of the runs ticked under \"detail\" in the run list (up to four), side by side."}</p>
+                        if !waiting.is_empty() {
+                            <p class="hint detail-loading" role="status">
+                                {if waiting.iter().any(|u| set.failures.iter().any(|f| f.source == *u)) {
+                                    "A run's summary could not be loaded: see the errors above."
+                                } else {
+                                    "Loading the runs' summaries…"
+                                }}
+                            </p>
+                        }
+                        <div id="run-columns" class="columns">
+                            for run in detail.runs.iter() {
+                                <RunColumn key={run.key} run={run.clone()} filter={(*filter).clone()} scale={*scale} />
+                            }
+                        </div>
+                        if let Some(arm) = chosen.as_deref() {
+                            <Verdicts runs={Rc::new(whole)} arm={AttrValue::from(arm.to_string())} />
+                        }
+                    </section>
+                    {cdf_section(&CdfProps { runs: detail.clone(), filter: (*filter).clone(), picked: current_pick,
+                                            on_toggle: on_pick, scale: *scale, open: *cdf_open, on_open: on_cdf_open })}
+                    {arm_table(&TableProps { rows, sort: *sort, on_sort })}
+                    {super::method::how_measured()}
+                }
+            </>
+        }
+    } else {
+        Html::default()
+    };
     html! {
         <main>
             <a class="skip" href="#head-charts">{"Skip to the charts"}</a>
             <a class="skip" href="#table-section">{"Skip to the table of every arm"}</a>
             <header class="top">
                 <h1>{"Handshake Lab"}</h1>
-                <p class="tagline">{"What a TLS handshake costs: full and resumed, TLS 1.3 and 1.2, against a plain TCP connect."}</p>
+                <p class="tagline">{crate::data::head_html::TAGLINE}</p>
                 if runs.ready && !set.history.is_empty() {
                     {run_picker(&RunPickerProps { runs: set.clone(), focus: focus_key, on_pick: on_view })}
                 }
             </header>
             {failures(&FailuresProps { failures: set.failures.clone(), on_dismiss })}
             if focus_key.is_some() {
-                {headline(focus_run.clone(), *scale)}
+                {headline(focus_head, *scale)}
             }
-            if let Some(run) = &focus_run {
-                {findings_section(&FindingsProps { run: run.clone() })}
-            }
-            <section id="runs-section">
-                <h2>{"Runs"}</h2>
-                {run_list(&RunListProps { runs: set.clone(), on_toggle: on_toggle_run, on_remove, ready: runs.ready,
-                                         detail: detail_keys.clone(), on_detail })}
-                <Loader {on_loaded} />
-            </section>
-            if set.shown().nth(1).is_some() {
-                {changes_section(&ChangesProps { runs: set.clone(), pair, on_pair })}
-            }
-            if set.shown().next().is_some() {
-                {controls(&ControlsProps { facets: facets_present(&set), filter: (*filter).clone(),
-                                          on_toggle: on_facet, scale: *scale, on_scale })}
-                <Trend runs={set.clone()} {ids} chosen={chosen.clone()} {on_arm}
-                       hidden_hosts={(*hidden_hosts).clone()} {on_host} />
-                <section id="detail-section">
-                    <h2>{"Detail"}</h2>
-                    <p class="hint">{"Every chart of the run shown, or of the runs ticked under \"detail\" in the run list (up to four), side by side."}</p>
-                    if !waiting.is_empty() {
-                        <p class="hint detail-loading" role="status">
-                            {if waiting.iter().any(|u| set.failures.iter().any(|f| f.source == *u)) {
-                                "A run's summary could not be loaded: see the errors above."
-                            } else {
-                                "Loading the runs' summaries…"
-                            }}
-                        </p>
-                    }
-                    <div id="run-columns" class="columns">
-                        for run in detail.runs.iter() {
-                            <RunColumn key={run.key} run={run.clone()} filter={(*filter).clone()} scale={*scale} />
-                        }
-                    </div>
-                    if let Some(arm) = chosen.as_deref() {
-                        <Verdicts runs={Rc::new(whole)} arm={AttrValue::from(arm.to_string())} />
-                    }
-                </section>
-                {cdf_section(&CdfProps { runs: detail.clone(), filter: (*filter).clone(), picked: current_pick,
-                                        on_toggle: on_pick, scale: *scale, open: *cdf_open, on_open: on_cdf_open })}
-                {arm_table(&TableProps { rows, sort: *sort, on_sort })}
-                {super::method::how_measured()}
+            if all {
+                {rest_of_page}
             }
         </main>
     }
+}
+
+/// Calls `f` once the browser has painted what is on the page now: after the next
+/// animation frame (which comes before the paint), in a task of its own.
+fn after_paint(f: impl FnOnce() + 'static) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    let Some(window) = web_sys::window() else {
+        return f();
+    };
+    let in_task = Closure::once_into_js(f);
+    let frame = Closure::once_into_js(move || {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback(in_task.unchecked_ref());
+        }
+    });
+    let _ = window.request_animation_frame(frame.unchecked_ref());
 }

@@ -22,6 +22,9 @@ pub type Fetched = (String, Result<String, String>);
 pub struct Start {
     pub history: Option<History>,
     pub files: Vec<Fetched>,
+    /// The head of the run the page opens on, as the site named it (`<link
+    /// id="landing-head">`): the first view draws the headline from it.
+    pub head: Option<Fetched>,
 }
 
 /// GETs `url` (relative to the page) as text, by the browser's `fetch` itself: gloo-net's
@@ -63,6 +66,16 @@ fn run_param() -> Option<String> {
         .get("run")
 }
 
+/// The head the site named for the run the page opens on (`<link id="landing-head">`,
+/// preloaded by the browser), when it is a URL of this site.
+fn landing_head() -> Option<String> {
+    let link = web_sys::window()?
+        .document()?
+        .get_element_by_id("landing-head")?;
+    let href = link.get_attribute("href")?;
+    check_relative(&href).and_then(same_origin).ok()
+}
+
 /// `url` resolved against the page by the browser's own parser: refused unless it stays
 /// on the page's origin (a second check behind [`check_relative`]).
 fn same_origin(url: String) -> Result<String, String> {
@@ -89,14 +102,20 @@ pub fn initial_load(on_loaded: Callback<Start>) {
             Ok(found) => found,
             Err(failure) => (None, vec![Err(failure)]),
         };
+        let head = match (&history, landing_head()) {
+            (Some(_), Some(url)) => Some((url.clone(), fetch_text(&url).await)),
+            _ => None,
+        };
         // Emitted once: the history moves out then (no copy of 1,000 briefs).
-        let history = RefCell::new(history);
+        let first = RefCell::new((history, head));
         fetch_all(
             urls,
             Callback::from(move |files| {
+                let (history, head) = first.take();
                 on_loaded.emit(Start {
-                    history: history.borrow_mut().take(),
+                    history,
                     files,
+                    head,
                 })
             }),
         );
@@ -116,8 +135,12 @@ async fn start_urls() -> Result<(Option<History>, Vec<Result<String, Fetched>>),
     let history = fetch_text(HISTORY_URL)
         .await
         .map_err(|e| format!("{e} (`cargo xtask site` writes it beside the evidence)"))
-        .and_then(|text| History::from_json(&text))
+        .and_then(|text| {
+            mark("history-fetched");
+            History::from_json(&text)
+        })
         .map_err(|e| (HISTORY_URL.to_string(), Err(e)))?;
+    mark("history-read");
     let unreadable = history
         .unreadable
         .iter()
@@ -247,5 +270,12 @@ pub fn Loader(props: &LoaderProps) -> Html {
                 <code>{"?run=results/<run-id>.json"}</code>
             </span>
         </div>
+    }
+}
+
+/// A performance mark, for `cargo xtask bench`'s timeline.
+pub fn mark(name: &str) {
+    if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = perf.mark(name);
     }
 }

@@ -47,6 +47,9 @@ pub struct HistoryRun {
     pub source: String,
     /// Where its summary is (runs of a site's history), fetched when a view shows it.
     pub summary: Option<String>,
+    /// Where its head is ([`super::head`]; runs of a site's history), fetched with the
+    /// summary when the headline shows the run.
+    pub head: Option<String>,
     pub brief: Rc<Brief>,
     pub hidden: bool,
     /// The source of a run listed earlier with the same run id (the same file twice).
@@ -60,6 +63,7 @@ impl PartialEq for HistoryRun {
             && Rc::ptr_eq(&self.brief, &other.brief)
             && self.source == other.source
             && self.summary == other.summary
+            && self.head == other.head
             && self.duplicate_of == other.duplicate_of
     }
 }

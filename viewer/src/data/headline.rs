@@ -273,17 +273,34 @@ fn resume_card(ev: &Evidence, arms: &[&Arm], protocol: Protocol) -> Option<HeadC
     })
 }
 
+/// Whether `a` is a TLS 1.3 full handshake of rustls against `server` with group `g`, with
+/// a result: what the hybrid's card compares.
+fn hybrid_full(a: &Arm, server: Stack, g: KxGroup) -> bool {
+    a.client_stack == Stack::Rustls
+        && a.server_stack == server
+        && a.protocol == Protocol::Tls13
+        && a.mode == Mode::Full
+        && a.kx_group == Some(g)
+        && sound(a)
+}
+
+/// The arms the hybrid's card reads: the headline stack's TLS 1.3 full handshakes with
+/// X25519MLKEM768 and with X25519.
+pub(crate) fn hybrid_arms(ev: &Evidence) -> Vec<&Arm> {
+    let server = headline_server(ev);
+    ev.arms
+        .iter()
+        .filter(|a| {
+            hybrid_full(a, server, KxGroup::X25519Mlkem768)
+                || hybrid_full(a, server, KxGroup::X25519)
+        })
+        .collect()
+}
+
 /// The hybrid's price: per cert, TLS 1.3 full p50 with X25519MLKEM768 against X25519.
 fn hybrid_card(ev: &Evidence) -> Option<HeadCard> {
     let server = headline_server(ev);
-    let full = |a: &&Arm, g: KxGroup| {
-        a.client_stack == Stack::Rustls
-            && a.server_stack == server
-            && a.protocol == Protocol::Tls13
-            && a.mode == Mode::Full
-            && a.kx_group == Some(g)
-            && sound(a)
-    };
+    let full = |a: &&Arm, g: KxGroup| hybrid_full(a, server, g);
     let lines: Vec<HeadLine> = ev
         .arms
         .iter()

@@ -79,6 +79,8 @@ pub enum Arrival {
     Summary,
     /// The whole file of a run loaded as a summary: [`RunSet::add_full`].
     Whole,
+    /// The head of a run known by its brief ([`super::head`]): [`RunSet::add_head`].
+    Head,
 }
 
 /// The largest evidence file the viewer reads (a default run is under 1 MB; a
@@ -92,6 +94,9 @@ pub struct RunSet {
     pub runs: Vec<LoadedRun>,
     /// Every run known: those loaded and those known only by their brief.
     pub history: Vec<HistoryRun>,
+    /// Heads of runs whose summaries are not in yet ([`super::head`]): what the headline
+    /// draws from until then.
+    pub heads: Vec<LoadedRun>,
     pub failures: Vec<LoadFailure>,
     next_key: u32,
 }
@@ -124,6 +129,7 @@ impl RunSet {
             key,
             source: source.to_string(),
             summary: None,
+            head: None,
             brief: Rc::new(Brief::of(source, &evidence)),
             hidden: false,
             duplicate_of: None,
@@ -143,9 +149,15 @@ impl RunSet {
         let arms = Rc::new(history.arms);
         let start = self.history.len();
         for run in history.runs {
-            let urls = entry_url(base, &run.file)
-                .and_then(|s| Ok((s, entry_url(base, &format!("summaries/{}", run.file))?)));
-            let (source, summary) = match urls {
+            let urls = entry_url(base, &run.file).and_then(|s| {
+                let summary = entry_url(base, &format!("{SUMMARIES}/{}", run.file))?;
+                Ok((
+                    s,
+                    summary,
+                    entry_url(base, &format!("{HEADS}/{}", run.file))?,
+                ))
+            });
+            let (source, summary, head) = match urls {
                 Ok(urls) => urls,
                 Err(e) => {
                     self.add_failure(&run.file, e);
@@ -158,6 +170,7 @@ impl RunSet {
                 key,
                 source,
                 summary: Some(summary),
+                head: Some(head),
                 brief: Rc::new(Brief {
                     arms: arms.clone(),
                     run,
@@ -233,7 +246,11 @@ impl RunSet {
                     }
                     Arrival::Summary => self.add_summary(&source, &text),
                     Arrival::Whole => self.add_full(&source, &text),
+                    Arrival::Head => self.add_head(&source, &text),
                 },
+                // A head is a head start, not a file of its own: the summary that follows
+                // has the same numbers and says what went wrong if it too fails.
+                Err(_) if how == Arrival::Head => {}
                 Err(reason) => {
                     self.add_failure(&source, reason);
                 }
@@ -253,6 +270,7 @@ impl RunSet {
 
     pub fn remove(&mut self, key: u32) {
         self.runs.retain(|r| r.key != key);
+        self.heads.retain(|r| r.key != key);
         self.history.retain(|r| r.key != key);
     }
 
@@ -345,6 +363,7 @@ impl RunSet {
                 .filter_map(|k| self.history.iter().find(|r| r.key == *k))
                 .cloned()
                 .collect(),
+            heads: Vec::new(),
             failures: Vec::new(),
             next_key: self.next_key,
         }
@@ -361,6 +380,13 @@ impl RunSet {
 
 /// The most runs the detail view shows side by side.
 pub const MAX_DETAIL: usize = 4;
+
+/// Where a site keeps its runs' summaries ([`shared::Evidence::summary`]) and heads
+/// ([`super::head`]), beside the history, under each evidence file's name.
+pub const SUMMARIES: &str = "summaries";
+pub const HEADS: &str = "heads";
+
+mod heads;
 
 #[cfg(test)]
 mod tests;

@@ -11,8 +11,8 @@
 use super::derive::ArmRef;
 use super::filter::{facets_of_key, ArmFilter, Facet};
 use super::load::{arm_keys, RunSet};
+use super::scale::Scale;
 use super::table::{Sort, SortKey};
-use crate::charts::Scale;
 
 /// The query keys this module owns; other parameters (e.g. `run`) are kept as they are.
 const KEYS: [&str; 9] = [

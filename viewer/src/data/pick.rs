@@ -56,6 +56,15 @@ pub fn landing(set: &RunSet) -> Option<&HistoryRun> {
     })
 }
 
+/// Where the head ([`super::head`]) of the run a site's page opens on is, relative to the
+/// page: what `cargo xtask site` names in the page so the browser fetches it while the
+/// viewer loads. `None` when the history has no run.
+pub fn landing_head(history: shared::History) -> Option<String> {
+    let mut set = RunSet::default();
+    set.add_history(history, super::index::HISTORY_URL);
+    landing(&set)?.head.clone()
+}
+
 /// The run that findings, cards and detail follow: `picked` while it is shown, else
 /// the landing run.
 pub fn focus(set: &RunSet, picked: Option<u32>) -> Option<&HistoryRun> {
@@ -82,6 +91,27 @@ pub fn default_pair(set: &RunSet, focus: u32) -> Option<(u32, u32)> {
 mod tests {
     use super::*;
     use crate::data::testdata::sample;
+
+    #[test]
+    fn the_landing_head_is_the_head_of_the_newest_default_run_not_of_a_newer_probe() {
+        let mut b = shared::HistoryBuilder::default();
+        let mut ev = sample();
+        ev.run.kind = Some(RunKind::Default);
+        ev.run.started_at = "2026-12-01T10:00:00Z".into();
+        b.run("old.json", &ev);
+        ev.run.id = "20261201T110000Z-sample-0001".into();
+        ev.run.started_at = "2026-12-01T11:00:00Z".into();
+        b.run("default.json", &ev);
+        ev.run.id = "20261201T120000Z-sample-0002".into();
+        ev.run.started_at = "2026-12-01T12:00:00Z".into();
+        ev.run.kind = Some(RunKind::Probe);
+        b.run("probe.json", &ev);
+        assert_eq!(
+            landing_head(b.finish()).as_deref(),
+            Some("results/heads/default.json")
+        );
+        assert_eq!(landing_head(shared::History::default()), None);
+    }
 
     fn add(set: &mut RunSet, id: &str, at: &str, f: impl Fn(&mut shared::Evidence)) -> u32 {
         let mut e = sample();
