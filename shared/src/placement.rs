@@ -58,7 +58,10 @@ pub struct Tracing {
     pub succeeded: u64,
     pub failed: u64,
     /// The traced connections' windows (same window as `samples_us`), in µs, in the
-    /// order taken; the phases' per-connection rows follow this order.
+    /// order taken; the phases' per-connection rows follow this order. Packed like the
+    /// arm's `samples_us`.
+    #[serde(with = "crate::packed::samples")]
+    #[schemars(with = "crate::packed::PackedSamples")]
     pub samples_us: Vec<f64>,
     /// Traced samples per interleaved round (the same rounds as the arm's).
     pub samples_per_round: Vec<u64>,

@@ -1,4 +1,6 @@
-//! The evidence types, version 1.
+//! The evidence types, version 2 (version 1 had the per-connection arrays as plain
+//! arrays of floats; version 2 packs them, see [`crate::packed`]; both read into the
+//! same types).
 //!
 //! Field names are a contract: other tools and tests read them. New fields may be added
 //! (as `Option` or with `#[serde(default)]` so older files still load); existing names
@@ -10,8 +12,8 @@ use std::fmt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The schema version this crate writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The schema version this crate writes; it reads every version from 1 to this one.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Fewest interleaved rounds with samples for which a confidence interval is given: a
 /// bootstrap over fewer clusters cannot see the spread between rounds.
@@ -277,7 +279,10 @@ pub struct Arm {
     /// last client finished (all clients together, so it can exceed `1 / p50`). Null when
     /// nothing succeeded or the wall time was not measured (older Python arm scripts).
     pub throughput_per_s: Option<f64>,
-    /// Every timed sample in microseconds, in the order taken.
+    /// Every timed sample in microseconds, in the order taken. Written packed (a string of
+    /// whole ns, see [`crate::packed`]); a plain array in version 1.
+    #[serde(with = "crate::packed::samples")]
+    #[schemars(with = "crate::packed::PackedSamples")]
     pub samples_us: Vec<f64>,
     /// Successful samples per interleaved round, in order: `samples_us` is these rounds
     /// one after the other (the first `samples_per_round[0]` samples are round 0's, and
@@ -469,16 +474,26 @@ pub struct Phases {
     pub irregular: u64,
     /// Per timed connection (the order of `samples_us`): the client's moments as µs
     /// after its `start` (0.1 µs resolution); `client_cpu_us` the client thread's CPU
-    /// time at each moment, in µs after its CPU time at `start`.
+    /// time at each moment, in µs after its CPU time at `start`. Each of the four is
+    /// written packed (a string of whole tenths of µs, see [`crate::packed`]); rows of
+    /// floats in version 1.
     #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    #[serde(with = "crate::packed::rows")]
+    #[schemars(with = "crate::packed::PackedRows")]
     pub client_wall_us: Vec<Vec<f64>>,
     #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    #[serde(with = "crate::packed::rows")]
+    #[schemars(with = "crate::packed::PackedRows")]
     pub client_cpu_us: Vec<Vec<f64>>,
     /// The server's moments as µs after the *client's* `start` (the same clock), and
     /// the server thread's CPU time in µs after its CPU time at `accepted`.
     #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    #[serde(with = "crate::packed::rows")]
+    #[schemars(with = "crate::packed::PackedRows")]
     pub server_wall_us: Vec<Vec<f64>>,
     #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
+    #[serde(with = "crate::packed::rows")]
+    #[schemars(with = "crate::packed::PackedRows")]
     pub server_cpu_us: Vec<Vec<f64>>,
 }
 

@@ -34,21 +34,46 @@ fn foreign_json_is_named_as_such() {
 }
 
 #[test]
-fn unknown_schema_version_names_the_version() {
+fn a_newer_schema_version_is_named_as_newer() {
     let mut v = sample_value();
-    v["schema_version"] = json!(7);
+    v["schema_version"] = json!(SCHEMA_VERSION + 1);
     let err = read(&v).unwrap_err();
     assert_eq!(
         err,
-        EvidenceError::UnknownVersion {
-            found: "7".into(),
+        EvidenceError::NewerVersion {
+            found: (SCHEMA_VERSION + 1).to_string(),
             supported: SCHEMA_VERSION
         }
     );
-    assert!(
-        err.to_string().contains("unknown schema version 7"),
-        "{err}"
+    assert_eq!(
+        err.to_string(),
+        "schema version 3 is newer than this build reads (versions 1 to 2): \
+         read it with a newer collector or viewer"
     );
+}
+
+#[test]
+fn a_schema_version_that_is_no_version_is_unknown() {
+    for (found, text) in [("0", json!(0)), ("1.5", json!(1.5)), ("\"2\"", json!("2"))] {
+        let mut v = sample_value();
+        v["schema_version"] = text;
+        let err = read(&v).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("unknown schema version {found} (this build reads versions 1 to 2)")
+        );
+    }
+}
+
+#[test]
+fn every_known_version_reads() {
+    // Version 1 had plain arrays, version 2 packs them: the same reader takes both forms
+    // (the committed version-1 file is read in `version1.rs`).
+    let mut v = sample_value();
+    for version in 1..=SCHEMA_VERSION {
+        v["schema_version"] = json!(version);
+        assert_eq!(read(&v).unwrap().schema_version, version);
+    }
 }
 
 #[test]
@@ -148,9 +173,23 @@ fn paths_are_named_in_the_collectors_text_form_too() {
         EvidenceError::Field { path, .. } => assert_eq!(path, "arms[0].succeeded"),
         other => panic!("{other:?}"),
     }
-    let text = sample::evidence()
-        .to_json()
-        .replace("[400.0, ", "[400.0, true, ");
+    // The samples packed (version 2), broken: the error names the array.
+    let packed = shared::packed::pack_samples(&[400.0, 410.0, 390.0, 450.0]).unwrap();
+    let text = sample::evidence().to_json();
+    assert!(text.contains(&packed));
+    let broken = text.replace(&packed, "not base64!");
+    match Evidence::from_json(&broken).unwrap_err() {
+        EvidenceError::Field { path, message } => {
+            assert_eq!(path, "arms[1].samples_us");
+            assert!(message.contains("does not unpack"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Plain (as in version 1), with a value of the wrong type: the error names the item.
+    let text = text.replace(
+        &format!("\"{packed}\""),
+        "[400.0, true, 410.0, 390.0, 450.0]",
+    );
     match Evidence::from_json(&text).unwrap_err() {
         EvidenceError::Field { path, .. } => assert_eq!(path, "arms[1].samples_us[1]"),
         other => panic!("{other:?}"),
@@ -183,7 +222,9 @@ fn resumed_cannot_exceed_succeeded() {
 #[test]
 fn samples_must_match_succeeded() {
     let mut v = sample_value();
-    v["arms"][1]["samples_us"].as_array_mut().unwrap().pop();
+    v["arms"][1]["samples_us"] = json!([400.0, 410.0, 390.0]);
+    invariant_at(&v, "arms[1].samples_us");
+    v["arms"][1]["samples_us"] = json!(shared::packed::pack_samples(&[400.0, 410.0, 390.0]));
     invariant_at(&v, "arms[1].samples_us");
 }
 

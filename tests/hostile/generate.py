@@ -70,7 +70,7 @@ add("error-long-digits.json", swap(b'"attempted": 5', b'"attempted": 1' + b"0" *
     "an integer with 20,001 digits")
 
 # --- Versions ---------------------------------------------------------------------------
-add("error-version-2.json", mutated(lambda e: e.update(schema_version=2)), "schema version 2 (unknown)")
+add("error-version-3.json", mutated(lambda e: e.update(schema_version=3)), "schema version 3 (newer than this build)")
 add("error-version-string.json", mutated(lambda e: e.update(schema_version="1")), 'schema version "1" (a string)')
 add("error-version-float.json", mutated(lambda e: e.update(schema_version=1.0)), "schema version 1.0")
 add("error-version-missing.json", mutated(lambda e: e.pop("schema_version")), "no schema_version")

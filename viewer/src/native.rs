@@ -243,3 +243,7 @@ impl Page {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "native_tests.rs"]
+mod tests;

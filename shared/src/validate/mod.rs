@@ -31,9 +31,16 @@ pub enum EvidenceError {
     /// JSON, but not a Handshake Lab evidence file.
     #[error("not a Handshake Lab evidence file: {0}")]
     Foreign(String),
-    /// Evidence of a schema version this build does not know.
-    #[error("unknown schema version {found} (this build reads version {supported})")]
+    /// Evidence whose schema version is not a version number (0, a fraction, a string).
+    #[error("unknown schema version {found} (this build reads versions 1 to {supported})")]
     UnknownVersion { found: String, supported: u32 },
+    /// Evidence of a schema version after the newest this build knows: a newer collector
+    /// wrote it.
+    #[error(
+        "schema version {found} is newer than this build reads (versions 1 to {supported}): \
+         read it with a newer collector or viewer"
+    )]
+    NewerVersion { found: String, supported: u32 },
     /// A field is missing or has the wrong type.
     #[error("at `{path}`: {message}")]
     Field { path: String, message: String },
@@ -55,10 +62,17 @@ impl fmt::Display for Violation {
     }
 }
 
+/// Whether `text` (a JSON value) is a schema version this build reads: 1 (floats in the
+/// per-connection arrays) to [`SCHEMA_VERSION`] (those arrays packed, see
+/// [`crate::packed`]); the readers take both forms, so one type reads them all.
+fn known_version(text: &str) -> bool {
+    (1..=SCHEMA_VERSION).any(|v| text == v.to_string())
+}
+
 impl Evidence {
     /// Parses and validates an evidence file.
     ///
-    /// Guarantees on `Ok`: the schema version is [`SCHEMA_VERSION`], every required field
+    /// Guarantees on `Ok`: the schema version is 1 to [`SCHEMA_VERSION`], every required field
     /// is present with the right type, and [`Evidence::violations`] is empty.
     pub fn from_json(text: &str) -> Result<Evidence, EvidenceError> {
         // A leading UTF-8 byte-order mark is not part of the text (browsers drop it when
@@ -86,7 +100,7 @@ impl Evidence {
                     "it has no `schema_version` field".into(),
                 ))
             }
-            Some(v) if v.get().trim() == SCHEMA_VERSION.to_string() => {}
+            Some(v) if known_version(v.get().trim()) => {}
             Some(v) => {
                 // Quoted at most 40 characters long: the value may be any JSON, any size.
                 let whole = v.get().trim();
@@ -94,9 +108,17 @@ impl Evidence {
                 if found.len() < whole.len() {
                     found.push('…');
                 }
-                return Err(EvidenceError::UnknownVersion {
-                    found,
-                    supported: SCHEMA_VERSION,
+                let newer = whole.bytes().all(|b| b.is_ascii_digit()) && !whole.starts_with('0');
+                return Err(if newer {
+                    EvidenceError::NewerVersion {
+                        found,
+                        supported: SCHEMA_VERSION,
+                    }
+                } else {
+                    EvidenceError::UnknownVersion {
+                        found,
+                        supported: SCHEMA_VERSION,
+                    }
                 });
             }
         }
