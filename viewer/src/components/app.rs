@@ -375,19 +375,13 @@ pub fn App() -> Html {
     }
 }
 
-/// Calls `f` once the browser has painted what is on the page now: after the next
-/// animation frame (which comes before the paint), in a task of its own.
+/// Calls `f` in a task of its own, after the one that is running: the browser paints
+/// what is on the page before it (when a frame is due, as it is after a first view).
 fn after_paint(f: impl FnOnce() + 'static) {
-    use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
     let Some(window) = web_sys::window() else {
         return f();
     };
-    let in_task = Closure::once_into_js(f);
-    let frame = Closure::once_into_js(move || {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback(in_task.unchecked_ref());
-        }
-    });
-    let _ = window.request_animation_frame(frame.unchecked_ref());
+    let task = wasm_bindgen::closure::Closure::once_into_js(f);
+    let _ = window.set_timeout_with_callback(task.unchecked_ref());
 }

@@ -110,14 +110,6 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
         if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
             let _ = perf.mark("cards");
         }
-        // The site's own copy of the landing run's cards, written into the page (see
-        // index.html), gives way to these.
-        if let Some(e) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.get_element_by_id("static-head"))
-        {
-            e.remove();
-        }
     });
     let empty_bars = bars_empty(&bars);
     html! {

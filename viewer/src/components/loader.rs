@@ -67,13 +67,14 @@ fn run_param() -> Option<String> {
 }
 
 /// The head the site named for the run the page opens on (`<link id="landing-head">`,
-/// preloaded by the browser), when it is a URL of this site.
+/// preloaded by the browser). The page's own markup, written by `cargo xtask site` from
+/// its own file names: not a URL from a file or the address bar, so not checked as those
+/// are; the head fetched is checked as evidence of the run it is named for.
 fn landing_head() -> Option<String> {
-    let link = web_sys::window()?
+    web_sys::window()?
         .document()?
-        .get_element_by_id("landing-head")?;
-    let href = link.get_attribute("href")?;
-    check_relative(&href).and_then(same_origin).ok()
+        .get_element_by_id("landing-head")?
+        .get_attribute("href")
 }
 
 /// `url` resolved against the page by the browser's own parser: refused unless it stays
@@ -98,22 +99,22 @@ fn same_origin(url: String) -> Result<String, String> {
 /// page renders once); failures come back as values.
 pub fn initial_load(on_loaded: Callback<Start>) {
     spawn_local(async move {
-        let (history, urls) = match start_urls().await {
+        let (history, mut urls) = match start_urls().await {
             Ok(found) => found,
             Err(failure) => (None, vec![Err(failure)]),
         };
-        let head = match (&history, landing_head()) {
-            (Some(_), Some(url)) => Some((url.clone(), fetch_text(&url).await)),
-            _ => None,
-        };
+        // The landing run's head is fetched with the files, last.
+        let head = history.is_some().then(landing_head).flatten();
+        let with_head = head.is_some();
+        urls.extend(head.map(Ok));
         // Emitted once: the history moves out then (no copy of 1,000 briefs).
-        let first = RefCell::new((history, head));
+        let history = RefCell::new(history);
         fetch_all(
             urls,
-            Callback::from(move |files| {
-                let (history, head) = first.take();
+            Callback::from(move |mut files: Vec<Fetched>| {
+                let head = if with_head { files.pop() } else { None };
                 on_loaded.emit(Start {
-                    history,
+                    history: history.take(),
                     files,
                     head,
                 })
