@@ -59,7 +59,11 @@ impl Reducible for Runs {
                     set.add_history(history, HISTORY_URL);
                 }
                 set.arrive(files, Arrival::File);
-                set.arrive(head.into_iter().collect(), Arrival::Head);
+                // A head is a head start, not a file of its own: one that could not be
+                // fetched is passed over (the summary that follows says what went wrong).
+                if let Some((url, Ok(text))) = head {
+                    set.add_head(&url, &text);
+                }
             }
             RunsAction::Fetched(items, how) => {
                 ready |= how == Arrival::File;
@@ -134,10 +138,6 @@ pub fn App() -> Html {
     // shown first, then the detail runs.
     let mut wanted_keys: Vec<u32> = focus_key.into_iter().collect();
     wanted_keys.extend(detail_keys.iter().filter(|k| Some(**k) != focus_key));
-    // The run shown's head first (a few KB: the headline draws from it while the summary
-    // is on the way), then the summaries.
-    let heads = set.missing_heads(&wanted_keys[..wanted_keys.len().min(1)]);
-    use_fetch_once(runs.clone(), heads, Arrival::Head);
     let waiting = set.missing(&wanted_keys);
     use_fetch_once(runs.clone(), waiting.clone(), Arrival::Summary);
     let focus_run = focus_key.and_then(|k| set.loaded(k)).cloned();
@@ -155,22 +155,6 @@ pub fn App() -> Html {
         });
     }
     let all = runs.ready && *rest;
-    {
-        // For `cargo xtask bench`: `interactive` when the start-up load (the history) is
-        // drawn, `answer` when the newest run's findings and detail are (its summary is
-        // in). The bench reads the first mark of each name.
-        let answered = all && focus_run.is_some();
-        use_effect_with((all, answered), move |(ready, answered)| {
-            if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
-                if *ready {
-                    let _ = perf.mark("interactive");
-                }
-                if *answered {
-                    let _ = perf.mark("answer");
-                }
-            }
-        });
-    }
     // The CDF needs raw samples: the whole files of the detail runs that are summaries,
     // only while the CDF is open.
     let wanted: Vec<String> = detail
@@ -346,8 +330,7 @@ pub fn App() -> Html {
                     {cdf_section(&CdfProps { runs: detail.clone(), filter: (*filter).clone(), picked: current_pick,
                                             on_toggle: on_pick, scale: *scale, open: *cdf_open, on_open: on_cdf_open })}
                     {arm_table(&TableProps { rows, sort: *sort, on_sort })}
-                    {super::method::how_measured()}
-                }
+                    }
             </>
         }
     } else {

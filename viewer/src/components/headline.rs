@@ -106,11 +106,6 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
     let speedups = use_memo(run.clone(), |r| {
         ChartSpec::Speedups(headline_speedups(&r.evidence))
     });
-    use_effect_with(run.key, |_| {
-        if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
-            let _ = perf.mark("cards");
-        }
-    });
     let empty_bars = bars_empty(&bars);
     html! {
         <section id="headline" class="headline" aria-labelledby="headline-h">

@@ -136,12 +136,8 @@ async fn start_urls() -> Result<(Option<History>, Vec<Result<String, Fetched>>),
     let history = fetch_text(HISTORY_URL)
         .await
         .map_err(|e| format!("{e} (`cargo xtask site` writes it beside the evidence)"))
-        .and_then(|text| {
-            mark("history-fetched");
-            History::from_json(&text)
-        })
+        .and_then(|text| History::from_json(&text))
         .map_err(|e| (HISTORY_URL.to_string(), Err(e)))?;
-    mark("history-read");
     let unreadable = history
         .unreadable
         .iter()
@@ -271,12 +267,5 @@ pub fn Loader(props: &LoaderProps) -> Html {
                 <code>{"?run=results/<run-id>.json"}</code>
             </span>
         </div>
-    }
-}
-
-/// A performance mark, for `cargo xtask bench`'s timeline.
-pub fn mark(name: &str) {
-    if let Some(perf) = web_sys::window().and_then(|w| w.performance()) {
-        let _ = perf.mark(name);
     }
 }

@@ -9,7 +9,6 @@ mod export;
 mod findings;
 mod headline;
 mod loader;
-mod method;
 mod permalink;
 mod runs;
 mod table;

@@ -79,8 +79,6 @@ pub enum Arrival {
     Summary,
     /// The whole file of a run loaded as a summary: [`RunSet::add_full`].
     Whole,
-    /// The head of a run known by its brief ([`super::head`]): [`RunSet::add_head`].
-    Head,
 }
 
 /// The largest evidence file the viewer reads (a default run is under 1 MB; a
@@ -246,11 +244,7 @@ impl RunSet {
                     }
                     Arrival::Summary => self.add_summary(&source, &text),
                     Arrival::Whole => self.add_full(&source, &text),
-                    Arrival::Head => self.add_head(&source, &text),
                 },
-                // A head is a head start, not a file of its own: the summary that follows
-                // has the same numbers and says what went wrong if it too fails.
-                Err(_) if how == Arrival::Head => {}
                 Err(reason) => {
                     self.add_failure(&source, reason);
                 }

@@ -35,14 +35,6 @@ impl RunSet {
         self.loaded(key)
             .or_else(|| self.heads.iter().find(|r| r.key == key))
     }
-
-    /// Head URLs of the runs among `keys` whose headline has nothing to draw from yet.
-    pub fn missing_heads(&self, keys: &[u32]) -> Vec<String> {
-        keys.iter()
-            .filter(|k| self.headline_of(**k).is_none())
-            .filter_map(|k| self.history.iter().find(|r| r.key == *k)?.head.clone())
-            .collect()
-    }
 }
 
 #[cfg(test)]
@@ -67,19 +59,15 @@ mod tests {
     fn a_head_draws_the_headline_until_the_summary_is_in() {
         let (mut set, ev) = site_of_one();
         let key = set.history[0].key;
-        assert_eq!(set.missing_heads(&[key]), ["results/heads/a.json"]);
+        assert_eq!(set.history[0].head.as_deref(), Some("results/heads/a.json"));
         assert!(set.headline_of(key).is_none());
         let head = head_of(&ev);
-        set.arrive(
-            vec![("results/heads/a.json".into(), Ok(head.to_json()))],
-            Arrival::Head,
-        );
+        set.add_head("results/heads/a.json", &head.to_json());
         let shown = set.headline_of(key).expect("the head is kept");
         assert_eq!(shown.evidence.arms.len(), head.arms.len());
         assert!(shown.evidence.arms.len() < ev.arms.len());
         // Nothing else takes the head for the run: findings and detail wait for the summary.
         assert!(set.loaded(key).is_none());
-        assert!(set.missing_heads(&[key]).is_empty());
         set.arrive(
             vec![(
                 "results/summaries/a.json".into(),
@@ -94,19 +82,13 @@ mod tests {
     }
 
     #[test]
-    fn a_head_that_fails_or_is_of_another_run_is_dropped_without_a_failure() {
+    fn a_head_that_does_not_read_or_is_of_another_run_is_dropped_without_a_failure() {
         let (mut set, ev) = site_of_one();
         let key = set.history[0].key;
         let mut other = head_of(&ev);
         other.run.id = "20261130T000000Z-other-0000".into();
-        set.arrive(
-            vec![
-                ("results/heads/a.json".into(), Err("404 Not Found".into())),
-                ("results/heads/a.json".into(), Ok("{".into())),
-                ("results/heads/a.json".into(), Ok(other.to_json())),
-            ],
-            Arrival::Head,
-        );
+        set.add_head("results/heads/a.json", "{");
+        set.add_head("results/heads/a.json", &other.to_json());
         assert!(set.headline_of(key).is_none());
         assert!(set.failures.is_empty(), "{:?}", set.failures);
         // A summary that fails is still a failure.
