@@ -485,7 +485,9 @@ fn the_rtt_run_has_a_ttfb_chart_and_names_its_rtt_method() {
         json!([]),
     );
     assert!(
-        card[0].as_str().is_some_and(|m| m.contains("delay line")),
+        card[0]
+            .as_str()
+            .is_some_and(|m| m.contains("packet-level link emulation")),
         "{card}"
     );
 }
