@@ -71,13 +71,9 @@ pub fn build(results: &Path, out: &Path) -> Result<()> {
     }
     prepare_out(out)?;
     wasm::build_viewer(out)?;
-    let index = copy_results(results, &out.join("results"), MAX_FILE_BYTES)?;
+    let (index, history) = copy_results(results, &out.join("results"), MAX_FILE_BYTES)?;
     let page = std::fs::read_to_string(root().join("index.html"))
         .context("could not read the page, index.html")?;
-    let history = std::fs::read_to_string(out.join("results").join(HISTORY))
-        .ok()
-        .and_then(|t| shared::History::from_json(&t).ok())
-        .unwrap_or_default();
     let page = with_landing_head(&page, history, |url| {
         let text = std::fs::read_to_string(out.join(url)).ok()?;
         shared::Evidence::from_json(&text).ok()
@@ -143,7 +139,7 @@ fn read_capped(path: &Path, cap: u64) -> Result<String> {
 /// Copies every evidence file (`*.json` except `index.json`) and writes the site's index:
 /// the order and previews of `results/index.json` when it exists, then any file it does
 /// not list. Files are copied as they are: a broken one is shown broken by the viewer.
-fn copy_results(from: &Path, to: &Path, cap: u64) -> Result<ResultsIndex> {
+fn copy_results(from: &Path, to: &Path, cap: u64) -> Result<(ResultsIndex, shared::History)> {
     let index_path = from.join("index.json");
     let listed = if index_path.exists() {
         let text = read_capped(&index_path, cap)?;
@@ -219,9 +215,10 @@ fn copy_results(from: &Path, to: &Path, cap: u64) -> Result<ResultsIndex> {
     }
     std::fs::write(to.join("index.json"), index_json(&index))
         .context("could not write results/index.json")?;
-    std::fs::write(to.join(HISTORY), history.finish().to_json())
+    let history = history.finish();
+    std::fs::write(to.join(HISTORY), history.to_json())
         .with_context(|| format!("could not write results/{HISTORY}"))?;
-    Ok(index)
+    Ok((index, history))
 }
 
 /// The page's preload of the history, after which the landing run's head is named.
@@ -376,7 +373,7 @@ mod tests {
         let err = format!("{:#}", copy_results(&results, &to, 1000).unwrap_err());
         assert!(err.contains("index.json is 2000 bytes"), "{err}");
         std::fs::remove_file(results.join("index.json")).unwrap();
-        let index = copy_results(&results, &to, 1000).unwrap();
+        let (index, _) = copy_results(&results, &to, 1000).unwrap();
         assert_eq!(index.runs.len(), 2);
     }
 
@@ -431,7 +428,7 @@ mod tests {
         let full = shared::sample::evidence();
         std::fs::write(results.join("b-good.json"), full.to_json()).unwrap();
         std::fs::write(results.join("a-broken.json"), "{").unwrap();
-        let index = copy_results(&results, &to, MAX_FILE_BYTES).unwrap();
+        let (index, _) = copy_results(&results, &to, MAX_FILE_BYTES).unwrap();
         let files: Vec<&str> = index.runs.iter().map(|e| e.file.as_str()).collect();
         assert_eq!(files, ["a-broken.json", "b-good.json"]);
         let history =
