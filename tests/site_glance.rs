@@ -148,6 +148,8 @@ fn the_landing_runs_cards_are_in_the_page_before_the_viewer_and_give_way_to_its_
     assert!(page.contains("id=\"landing-head\" href=\"results/heads/d2.json\""));
     let numbers = big_numbers(written);
     assert!(!numbers.is_empty(), "{written}");
+    // With the two headline charts, drawn as SVG by the viewer's chart code.
+    assert_eq!(written.matches("</svg>").count(), 2, "{written}");
     let server = Server::start(&fixture().www);
     let browser = open(&server, "glance-written-cards", 1400, "");
     // The viewer's own cards replaced them, with the same numbers.
@@ -161,8 +163,16 @@ fn the_landing_runs_cards_are_in_the_page_before_the_viewer_and_give_way_to_its_
     // They were on the page before the viewer had started; a link to another view drops
     // them at once, so the first cards there are the viewer's own.
     let marks = "const t = n => performance.getEntriesByName(n)[0]?.startTime; \
-                 return t('cards') < t('viewer-started');";
+                 return t('cards') < t('viewer-started') && t('first-chart') < t('viewer-started');";
     assert_eq!(browser.exec(marks, json!([])), json!(true));
+    // The viewer drew its own charts in their place.
+    assert_eq!(
+        browser.exec(
+            "return [...document.querySelectorAll('#head-charts canvas')].map(c => +c.dataset.draws > 0);",
+            json!([])
+        ),
+        json!([true, true])
+    );
     drop(browser);
     let other = open(&server, "glance-written-cards-2", 1400, "?view=p4");
     assert_eq!(other.exec(marks, json!([])), json!(false));

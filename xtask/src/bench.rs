@@ -3,8 +3,11 @@
 //! ids, start times a minute apart, every third run on a second host), builds the site,
 //! serves it on 127.0.0.1 and opens it in headless Chromium (WebDriver; the browser has
 //! opened another file of the server first, so its own start is not counted), then prints
-//! the viewer's own performance marks, in ms after navigation start: `first-chart`,
-//! `cards` (the run shown's headline cards), `interactive` (the start-up load is drawn:
+//! the page's performance marks, in ms after navigation start: `first-chart` (the first
+//! chart on the page: the landing run's charts as the site wrote them, SVG drawn by the
+//! viewer's chart code at build time, else the viewer's canvas), `cards` (the run shown's
+//! headline cards), `chart:chart-head-percentiles` (the viewer's own first canvas chart),
+//! `interactive` (the start-up load is drawn:
 //! run list, filters, trend), `answer` (the run shown's findings and detail, once its
 //! summary is in) and `chart:chart-trend` (the trend view).
 //! A measurement, not a test: nothing passes or fails on a time.
@@ -74,8 +77,8 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
             .unwrap_or(0);
         let (marks, fetched) = measure(&out)?;
         let line = format!(
-            "{n} runs: first chart {} ms, cards {} ms, interactive {} ms, answer {} ms, trend view {} ms (history.json {history} bytes)\n      timeline (ms after navigation start; a file when its last byte arrived): {fetched}",
-            marks[0], marks[4], marks[1], marks[2], marks[3]
+            "{n} runs: first chart {} ms, cards {} ms, viewer's own first chart {} ms, interactive {} ms, answer {} ms, trend view {} ms (history.json {history} bytes)\n      timeline (ms after navigation start; a file when its last byte arrived): {fetched}",
+            marks[0], marks[4], marks[5], marks[1], marks[2], marks[3]
         );
         println!("{line}");
         lines.push(line);
@@ -151,9 +154,11 @@ fn write_copies(text: &str, ev: &shared::Evidence, n: usize, dir: &Path) -> Resu
 }
 
 /// Serves `site`, opens it, and returns the marks `[first chart, interactive, answer,
-/// trend, cards]` in ms (`cards`: the run shown's headline cards are on the page), and
+/// trend, cards, the viewer's own first chart]` in ms (`cards`: the run shown's headline
+/// cards are on the page; `first chart`: the first chart on the page, the landing run's
+/// written SVG where the site wrote one, else the viewer's canvas), and
 /// where the time went: each file the page fetched, with the moment its last byte arrived.
-fn measure(site: &Path) -> Result<([u64; 5], String)> {
+fn measure(site: &Path) -> Result<([u64; 6], String)> {
     let listener = bind(0)?;
     let port = listener.local_addr()?.port();
     let dir = site.to_path_buf();
@@ -172,15 +177,16 @@ fn measure(site: &Path) -> Result<([u64; 5], String)> {
         "answer",
         "chart:chart-trend",
         "cards",
+        "chart:chart-head-percentiles",
     ];
     let script = "return arguments[0].map(n => { const e = performance.getEntriesByName(n)[0]; \
                   return e ? Math.round(e.startTime) : null; });";
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
         let v: Value = browser.exec(script, json!([names]));
-        let got: Vec<Option<u64>> = (0..5).map(|i| v[i].as_u64()).collect();
-        if let [Some(a), Some(b), Some(c), Some(d), Some(e)] = got[..] {
-            return Ok(([a, b, c, d, e], fetched(&browser)));
+        let got: Vec<Option<u64>> = (0..6).map(|i| v[i].as_u64()).collect();
+        if let [Some(a), Some(b), Some(c), Some(d), Some(e), Some(f)] = got[..] {
+            return Ok(([a, b, c, d, e, f], fetched(&browser)));
         }
         if Instant::now() > deadline {
             bail!("the page did not set every mark within 300 s: {v}");
