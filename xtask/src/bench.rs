@@ -53,16 +53,20 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         Some(e) => e,
         None => newest_evidence(&root().join("results"))?,
     };
-    let text = std::fs::read_to_string(&evidence)
+    let given = std::fs::read_to_string(&evidence)
         .with_context(|| format!("could not read {}", evidence.display()))?;
-    let ev = shared::Evidence::from_json(&text)
+    let ev = shared::Evidence::from_json(&given)
         .map_err(|e| anyhow::anyhow!("{}: {e}", evidence.display()))?;
+    // As the collector of this tree writes it (the current schema version, packed).
+    let text = ev.to_json();
     ensure_apt("chromium", &["chromium"])?;
     ensure_apt("chromedriver", &["chromium-driver"])?;
     step(format!(
-        "bench: copies of {} ({} bytes, {} arms)",
+        "bench: copies of {} ({} bytes as given, {} as this tree writes it, schema version {}; {} arms)",
         evidence.display(),
+        given.len(),
         text.len(),
+        shared::SCHEMA_VERSION,
         ev.arms.len()
     ));
     let work = root().join("target").join("bench");
@@ -70,15 +74,27 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     for n in counts {
         let results = work.join(format!("results-{n}"));
         let out = work.join(format!("site-{n}"));
+        let _ = std::fs::remove_dir_all(&out);
         write_copies(&text, &ev, n, &results)?;
-        site::build(&results, &out)?;
+        let started = Instant::now();
+        site::build(std::slice::from_ref(&results), &out)?;
+        let cold = started.elapsed();
+        // One more run (the folder written again: the other files' contents are the same).
+        write_copies(&text, &ev, n + 1, &results)?;
+        let started = Instant::now();
+        site::build(std::slice::from_ref(&results), &out)?;
+        let one_more = started.elapsed();
         let history = std::fs::metadata(out.join("results").join(site::HISTORY))
             .map(|m| m.len())
             .unwrap_or(0);
-        let (marks, fetched) = measure(&out)?;
+        let (total, largest) = site_size(&out)?;
+        let (marks, memory, fetched) = measure(&out)?;
         let line = format!(
-            "{n} runs: first chart {} ms, cards {} ms, viewer's own first chart {} ms, interactive {} ms, answer {} ms, trend view {} ms (history.json {history} bytes)\n      timeline (ms after navigation start; a file when its last byte arrived): {fetched}",
-            marks[0], marks[4], marks[5], marks[1], marks[2], marks[3]
+            "{n} runs: first chart {} ms, cards {} ms, viewer's own first chart {} ms, interactive {} ms, answer {} ms, trend view {} ms; page memory {:.0} MB (JS heap {:.0} + wasm {:.0}); site {:.1} MB in all, largest file {:.2} MB, history.json {history} bytes; build {:.1} s cold, {:.1} s with one more run\n      timeline (ms after navigation start; a file when its last byte arrived): {fetched}",
+            marks[0], marks[4], marks[5], marks[1], marks[2], marks[3],
+            (memory[0] + memory[1]) as f64 / 1e6, memory[0] as f64 / 1e6, memory[1] as f64 / 1e6,
+            total as f64 / 1e6, largest as f64 / 1e6,
+            cold.as_secs_f64(), one_more.as_secs_f64()
         );
         println!("{line}");
         lines.push(line);
@@ -91,6 +107,27 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         eprintln!("    {l}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The bytes of every file under `dir` (what a static host stores: hard links count in
+/// full) and the largest file's.
+fn site_size(dir: &Path) -> Result<(u64, u64)> {
+    let (mut total, mut largest) = (0, 0);
+    for entry in
+        std::fs::read_dir(dir).with_context(|| format!("could not read {}", dir.display()))?
+    {
+        let entry = entry?;
+        let meta = entry.metadata()?;
+        if meta.is_dir() {
+            let (t, l) = site_size(&entry.path())?;
+            total += t;
+            largest = largest.max(l);
+        } else {
+            total += meta.len();
+            largest = largest.max(meta.len());
+        }
+    }
+    Ok((total, largest))
 }
 
 /// The evidence file the collector listed last in `dir/index.json`, else the newest name.
@@ -158,14 +195,14 @@ fn write_copies(text: &str, ev: &shared::Evidence, n: usize, dir: &Path) -> Resu
 /// cards are on the page; `first chart`: the first chart on the page, the landing run's
 /// written SVG where the site wrote one, else the viewer's canvas), and
 /// where the time went: each file the page fetched, with the moment its last byte arrived.
-fn measure(site: &Path) -> Result<([u64; 6], String)> {
+fn measure(site: &Path) -> Result<([u64; 6], [u64; 2], String)> {
     let listener = bind(0)?;
     let port = listener.local_addr()?.port();
     let dir = site.to_path_buf();
     std::thread::spawn(move || accept_loop(listener, &dir, Limits::default()));
     let profile = root().join("target").join("bench").join("chromium-profile");
     let _ = std::fs::remove_dir_all(&profile);
-    let browser = webdriver::Browser::start(profile, 1400, 1000, &[]);
+    let browser = webdriver::Browser::start(profile, 1400, 1000, &["--enable-precise-memory-info"]);
     // A visitor's browser is running already: open a file of the same server first (one
     // the page never fetches), so the figures time the page, not the browser's start. The
     // page's own files are not in the browser's cache.
@@ -186,7 +223,15 @@ fn measure(site: &Path) -> Result<([u64; 6], String)> {
         let v: Value = browser.exec(script, json!([names]));
         let got: Vec<Option<u64>> = (0..6).map(|i| v[i].as_u64()).collect();
         if let [Some(a), Some(b), Some(c), Some(d), Some(e), Some(f)] = got[..] {
-            return Ok(([a, b, c, d, e, f], fetched(&browser)));
+            // Once everything above is drawn: the page's JS heap and the viewer's linear
+            // memory (wasm), in bytes.
+            let m: Value = browser.exec(
+                "return [performance.memory ? performance.memory.usedJSHeapSize : 0, \
+                         window.hlabWasmBytes ? window.hlabWasmBytes() : 0];",
+                json!([]),
+            );
+            let memory = [m[0].as_u64().unwrap_or(0), m[1].as_u64().unwrap_or(0)];
+            return Ok(([a, b, c, d, e, f], memory, fetched(&browser)));
         }
         if Instant::now() > deadline {
             bail!("the page did not set every mark within 300 s: {v}");

@@ -67,7 +67,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         results.join("index.json").display()
     ));
     let out = site::default_out();
-    site::build(&results, &out)?;
+    site::build(std::slice::from_ref(&results), &out)?;
     if no_serve {
         step(format!(
             "not serving (--no-serve); serve it with `cargo xtask serve {}`",

@@ -1,0 +1,265 @@
+use super::*;
+use crate::site::MAX_FILE_BYTES;
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("xtask-results-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// One build of `to` from `results`, with its record kept in `to` between builds.
+fn build_once(
+    results: &Path,
+    to: &Path,
+    cap: u64,
+) -> Result<(ResultsIndex, shared::History, Done)> {
+    build_from(&[results.to_path_buf()], to, cap)
+}
+
+fn build_from(
+    folders: &[PathBuf],
+    to: &Path,
+    cap: u64,
+) -> Result<(ResultsIndex, shared::History, Done)> {
+    let sources = gather(folders, cap)?;
+    // The record lives beside results/, as in a site.
+    let record = to.with_extension("record");
+    std::fs::create_dir_all(&record)?;
+    let mut built = Built::read(&record, "test");
+    let made = copy_results(&sources, to, &mut built)?;
+    built.write(&record)?;
+    Ok(made)
+}
+
+/// A valid run with its own id.
+fn run(id: &str) -> shared::Evidence {
+    let mut ev = shared::sample::evidence();
+    ev.run.id = id.into();
+    ev
+}
+
+#[test]
+fn an_evidence_file_over_the_cap_is_refused_by_name() {
+    let results = scratch("big-results");
+    let to = scratch("big-to");
+    std::fs::write(results.join("small.json"), "{}").unwrap();
+    std::fs::write(results.join("huge.json"), vec![b' '; 2000]).unwrap();
+    let err = format!("{:#}", build_once(&results, &to, 1000).unwrap_err());
+    assert!(
+        err.contains("huge.json is 2000 bytes, more than the 1000 bytes"),
+        "{err}"
+    );
+    std::fs::write(results.join("huge.json"), "{}").unwrap();
+    std::fs::write(results.join("index.json"), vec![b' '; 2000]).unwrap();
+    let err = format!("{:#}", build_once(&results, &to, 1000).unwrap_err());
+    assert!(err.contains("index.json is 2000 bytes"), "{err}");
+    std::fs::remove_file(results.join("index.json")).unwrap();
+    let (index, _, _) = build_once(&results, &to, 1000).unwrap();
+    assert_eq!(index.runs.len(), 2);
+}
+
+#[test]
+fn the_history_lists_every_run_in_index_order_and_each_valid_run_has_a_summary() {
+    let results = scratch("sum-results");
+    let to = scratch("sum-to");
+    let full = shared::sample::evidence();
+    std::fs::write(results.join("b-good.json"), full.to_json()).unwrap();
+    std::fs::write(results.join("a-broken.json"), "{").unwrap();
+    let (index, _, _) = build_once(&results, &to, MAX_FILE_BYTES).unwrap();
+    let files: Vec<&str> = index.runs.iter().map(|e| e.file.as_str()).collect();
+    assert_eq!(files, ["a-broken.json", "b-good.json"]);
+    let history =
+        shared::History::from_json(&std::fs::read_to_string(to.join(HISTORY)).unwrap()).unwrap();
+    assert_eq!(history.unreadable, ["a-broken.json"]);
+    assert_eq!(history.runs.len(), 1);
+    assert_eq!(history.runs[0].file, "b-good.json");
+    assert_eq!(history.runs[0].run_id, "20261130T000000Z-sample-0000");
+    assert_eq!(history.runs[0].arms.len(), full.arms.len());
+    assert!(!to.join(SUMMARIES).join("a-broken.json").exists());
+    let text = std::fs::read_to_string(to.join(SUMMARIES).join("b-good.json")).unwrap();
+    let summary = shared::Evidence::from_json(&text).unwrap();
+    assert!(summary.summary);
+    assert_eq!(summary.run.id, "20261130T000000Z-sample-0000");
+    assert!(summary.arms.iter().all(|a| a.samples_us.is_empty()));
+    assert_eq!(summary.arms[1].latency_us, full.arms[1].latency_us);
+    // Its head: valid evidence of the same run, summary-only, for the headline.
+    assert!(!to.join(HEADS).join("a-broken.json").exists());
+    let head = std::fs::read_to_string(to.join(HEADS).join("b-good.json")).unwrap();
+    let head = shared::Evidence::from_json(&head).unwrap();
+    assert!(head.summary);
+    assert_eq!(head.run.id, summary.run.id);
+    assert_eq!(head, head_of(&full));
+    // The evidence itself is in the site, whole and unchanged.
+    assert_eq!(
+        std::fs::read_to_string(to.join("b-good.json")).unwrap(),
+        full.to_json()
+    );
+    // Building again over the site leaves the source evidence whole.
+    build_once(&results, &to, MAX_FILE_BYTES).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(results.join("b-good.json")).unwrap(),
+        full.to_json()
+    );
+}
+
+#[test]
+fn an_unchanged_file_is_reused_a_changed_one_rebuilt_and_a_removed_one_removed() {
+    let results = scratch("inc-results");
+    let to = scratch("inc-to");
+    std::fs::write(
+        results.join("a.json"),
+        run("20261201T000000Z-a-0000").to_json(),
+    )
+    .unwrap();
+    std::fs::write(
+        results.join("b.json"),
+        run("20261201T000000Z-b-0000").to_json(),
+    )
+    .unwrap();
+    std::fs::write(results.join("c.json"), "{").unwrap();
+    let (_, first, done) = build_once(&results, &to, MAX_FILE_BYTES).unwrap();
+    assert_eq!(
+        (done.reused, done.built, done.unreadable),
+        (0, 2, 1),
+        "{done}"
+    );
+    let history_text = std::fs::read_to_string(to.join(HISTORY)).unwrap();
+    // Nothing changed: nothing is read again, and the history is the same, byte for byte.
+    let (_, again, done) = build_once(&results, &to, MAX_FILE_BYTES).unwrap();
+    assert_eq!(
+        (done.reused, done.built, done.unreadable),
+        (2, 0, 1),
+        "{done}"
+    );
+    assert_eq!(again, first);
+    assert_eq!(
+        std::fs::read_to_string(to.join(HISTORY)).unwrap(),
+        history_text
+    );
+    // b changes (another id, another host): rebuilt, and its summary says so.
+    let mut b = run("20261201T000000Z-b-0001");
+    b.environment.hostname = "box-b".into();
+    std::fs::write(results.join("b.json"), b.to_json()).unwrap();
+    std::fs::remove_file(results.join("a.json")).unwrap();
+    let (index, history, done) = build_once(&results, &to, MAX_FILE_BYTES).unwrap();
+    assert_eq!(
+        (done.reused, done.built, done.unreadable),
+        (0, 1, 1),
+        "{done}"
+    );
+    assert_eq!(done.removed, ["a.json"]);
+    assert_eq!(index.runs.len(), 2);
+    assert_eq!(history.runs.len(), 1);
+    assert_eq!(history.runs[0].run_id, "20261201T000000Z-b-0001");
+    let summary = std::fs::read_to_string(to.join(SUMMARIES).join("b.json")).unwrap();
+    let summary = shared::Evidence::from_json(&summary).unwrap();
+    assert_eq!(summary.environment.hostname, "box-b");
+    // a is gone from the site: its evidence, summary and head.
+    for dir in [to.clone(), to.join(SUMMARIES), to.join(HEADS)] {
+        assert!(!dir.join("a.json").exists(), "{}", dir.display());
+    }
+    assert!(done.to_string().contains("1 removed (a.json)"), "{done}");
+    // A file that turns invalid leaves no summary or head behind.
+    std::fs::write(results.join("b.json"), "[]").unwrap();
+    let (_, history, done) = build_once(&results, &to, MAX_FILE_BYTES).unwrap();
+    assert_eq!(
+        (done.reused, done.built, done.unreadable),
+        (0, 0, 2),
+        "{done}"
+    );
+    assert!(history.runs.is_empty());
+    assert!(!to.join(SUMMARIES).join("b.json").exists());
+    assert!(!to.join(HEADS).join("b.json").exists());
+}
+
+#[test]
+fn a_record_of_another_program_rebuilds_every_run() {
+    let results = scratch("prog-results");
+    let to = scratch("prog-to");
+    std::fs::write(
+        results.join("a.json"),
+        run("20261201T000000Z-a-0000").to_json(),
+    )
+    .unwrap();
+    build_once(&results, &to, MAX_FILE_BYTES).unwrap();
+    let sources = gather(std::slice::from_ref(&results), MAX_FILE_BYTES).unwrap();
+    let mut built = Built::read(&to.with_extension("record"), "another build of xtask");
+    let (_, _, done) = copy_results(&sources, &to, &mut built).unwrap();
+    assert_eq!((done.reused, done.built), (0, 1));
+}
+
+#[test]
+fn folders_merge_into_one_site_each_run_once_and_a_conflict_names_both_files() {
+    let box1 = scratch("merge-box1");
+    let box2 = scratch("merge-box2");
+    let to = scratch("merge-to");
+    let shared_run = run("20261201T000000Z-both-0000").to_json();
+    std::fs::write(
+        box1.join("one.json"),
+        run("20261201T000000Z-one-0000").to_json(),
+    )
+    .unwrap();
+    std::fs::write(box1.join("both.json"), &shared_run).unwrap();
+    std::fs::write(
+        box2.join("two.json"),
+        run("20261201T000000Z-two-0000").to_json(),
+    )
+    .unwrap();
+    // The same run under another name in the second folder: taken once.
+    std::fs::write(box2.join("both-copy.json"), &shared_run).unwrap();
+    let (index, history, _) =
+        build_from(&[box1.clone(), box2.clone()], &to, MAX_FILE_BYTES).unwrap();
+    let files: Vec<&str> = index.runs.iter().map(|e| e.file.as_str()).collect();
+    assert_eq!(files, ["both.json", "one.json", "two.json"]);
+    assert_eq!(history.runs.len(), 3);
+    assert!(to.join("two.json").is_file() && !to.join("both-copy.json").exists());
+    // Two different files of one run id.
+    let mut other = run("20261201T000000Z-both-0000");
+    other.environment.hostname = "box2".into();
+    std::fs::write(box2.join("both-copy.json"), other.to_json()).unwrap();
+    let err = format!(
+        "{:#}",
+        build_from(&[box1.clone(), box2.clone()], &to, MAX_FILE_BYTES).unwrap_err()
+    );
+    assert!(
+        err.contains(&box1.join("both.json").display().to_string()),
+        "{err}"
+    );
+    assert!(
+        err.contains(&box2.join("both-copy.json").display().to_string()),
+        "{err}"
+    );
+    assert!(
+        err.contains("the same run, 20261201T000000Z-both-0000"),
+        "{err}"
+    );
+    // Two different files of one name.
+    std::fs::remove_file(box2.join("both-copy.json")).unwrap();
+    std::fs::write(
+        box2.join("one.json"),
+        run("20261201T000000Z-three-0000").to_json(),
+    )
+    .unwrap();
+    let err = format!(
+        "{:#}",
+        build_from(&[box1.clone(), box2.clone()], &to, MAX_FILE_BYTES).unwrap_err()
+    );
+    assert!(
+        err.contains("are different files with the same name"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&box2.join("one.json").display().to_string()),
+        "{err}"
+    );
+    // A folder that does not exist is named.
+    let err = format!(
+        "{:#}",
+        build_from(&[box1.join("nope")], &to, MAX_FILE_BYTES).unwrap_err()
+    );
+    assert!(
+        err.contains("no results folder at") && err.contains("nope"),
+        "{err}"
+    );
+}
