@@ -26,3 +26,4 @@ pub mod remote;
 pub mod report;
 pub mod run;
 pub mod spread;
+pub mod stale;
