@@ -27,3 +27,4 @@ pub mod report;
 pub mod run;
 pub mod spread;
 pub mod stale;
+pub mod stats;

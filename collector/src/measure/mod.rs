@@ -11,7 +11,6 @@ pub mod phases;
 pub mod placement;
 pub mod record;
 pub mod rtt;
-pub mod stats;
 pub mod steal;
 mod verify;
 

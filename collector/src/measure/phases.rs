@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use shared::{PhaseStat, Phases};
 
-use super::stats::median_in_place;
 use crate::arms::trace::Trace;
+use crate::stats::median_in_place;
 
 /// Both ends' moments of one timed connection.
 #[derive(Debug, Clone, Default)]

@@ -4,7 +4,8 @@
 
 use shared::{Arm, Protocol, Stack, Verified};
 
-use super::{cluster, stats, ArmRun};
+use super::{cluster, ArmRun};
+use crate::stats;
 
 /// The evidence record of one measured arm. A broken promise (a resumed arm with a full
 /// handshake, a full arm that resumed, a wrong group) or an arm where every connection

@@ -10,7 +10,8 @@ use time::OffsetDateTime;
 use super::options::RunOptions;
 use crate::arms::{Fault, PhaseRecording, REQUEST, RESPONSE};
 use crate::certs;
-use crate::measure::{capacity, stats, Plan};
+use crate::measure::{capacity, Plan};
+use crate::stats;
 
 /// Timed operations per primitive for the crypto floor.
 pub const FLOOR_OPS: usize = 300;

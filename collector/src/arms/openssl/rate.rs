@@ -8,8 +8,8 @@ use shared::{
 
 use super::s_time::{STimeMode, Slice};
 use super::STimeArm;
-use crate::measure::stats;
 use crate::peers::PeerArm;
+use crate::stats;
 
 /// Why plain `s_time -reuse` under TLS 1.3 is expected not to resume.
 pub const TLS13_REUSE_PITFALL: &str = "openssl s_time -reuse under TLS 1.3 without reading (no -www): TLS 1.3 session tickets arrive after the handshake, s_time closes before reading one, so the session it offers again has no ticket and every 'reused' connection is a full handshake. Kept on purpose to show the original lab's TLS 1.3 'resume' figure measured nothing; see the -reuse-www arm";
