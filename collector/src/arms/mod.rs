@@ -18,8 +18,11 @@ pub mod guard;
 pub mod haproxy;
 pub mod keepalive;
 pub mod kind;
+pub mod measured;
 pub mod nginx;
 pub mod openssl;
+pub mod placement;
+pub mod plan;
 pub mod python;
 pub mod remote;
 pub mod rustls;
@@ -28,6 +31,7 @@ pub mod set;
 pub mod tcp;
 pub mod tcp_info;
 pub mod trace;
+pub mod verify;
 
 use std::fmt;
 use std::time::Duration;
@@ -38,6 +42,8 @@ use crate::certs::CertStore;
 use crate::netem::Placement;
 pub use cell::{tls13_only, Cell, HandshakeMode, Tls};
 pub use kind::{ArmKind, Unpinned};
+pub use measured::{ArmRun, Traced};
+pub use plan::Plan;
 pub use server::ServerReport;
 
 /// Something that deliberately breaks an arm, so tests can see the breakage reported.

@@ -114,6 +114,13 @@ pub enum Event {
     Read = 2,
 }
 
+/// Both ends' moments of one timed connection.
+#[derive(Debug, Clone, Default)]
+pub struct ConnTrace {
+    pub client: Option<Trace>,
+    pub server: Option<Trace>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

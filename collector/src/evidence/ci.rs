@@ -106,8 +106,8 @@ mod tests {
     use shared::Mode;
 
     use super::*;
+    use crate::arms::ArmRun;
     use crate::evidence::build_arm;
-    use crate::measure::ArmRun;
 
     /// An arm run over `rounds` (sample counts per round) of `group`: round r's i-th
     /// sample is `base × (1 + r/20) + i/100` µs (drift of 5% per round).

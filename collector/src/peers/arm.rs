@@ -9,8 +9,9 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use shared::{Arm, Stack};
 
+use crate::arms::ArmRun;
 use crate::arms::ArmSpec;
-use crate::measure::{build_arm, ArmRun};
+use crate::measure::build_arm;
 
 /// A program a peer arm needs on PATH, and how to ask it its version.
 #[derive(Clone, Copy)]

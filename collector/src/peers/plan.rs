@@ -12,7 +12,7 @@ pub use super::arm::{ask_version, first_line, PeerArm, Tool};
 use super::work::Work;
 use super::PeerArgs;
 use crate::arms;
-use crate::measure::Plan;
+use crate::arms::Plan;
 
 /// What a peer stack provides to the peer phase.
 pub trait PeerStack: Sync {

@@ -12,8 +12,8 @@ use super::private_dir::PrivateDir;
 use super::stacks::{self, STACKS};
 use super::work::{Context, Found, Work};
 use super::{which, PeerArgs};
+use crate::arms::Plan;
 use crate::certs::CertStore;
-use crate::measure::Plan;
 
 /// What the peer phase adds to the evidence.
 #[derive(Debug, Default)]

@@ -13,9 +13,10 @@ use super::arm::PeerArm;
 use super::files::PemFiles;
 use super::private_dir::PrivateDir;
 use super::PeerArgs;
+use crate::arms::Plan;
 use crate::arms::{ArmSpec, Session};
 use crate::certs::CertStore;
-use crate::measure::{self, Plan};
+use crate::measure;
 use crate::progress::Progress;
 
 /// The run's settings the peer phase needs.

@@ -13,7 +13,7 @@ use shared::{Arm, CertKind, KxGroup, Stack};
 
 use super::rustls::www::Exchange;
 use super::{Cell, HandshakeMode, Tls};
-use crate::measure::Plan;
+use crate::arms::Plan;
 use crate::peers::launch::{Launch, Output};
 use crate::peers::plan::{ask_version, first_line};
 use crate::peers::process::{free_loopback_addr, ServerProcess};

@@ -14,7 +14,7 @@ use serde_json::json;
 use shared::{Arm, CertKind, KxGroup, Protocol, Stack};
 
 use super::{Cell, HandshakeMode};
-use crate::measure::Plan;
+use crate::arms::Plan;
 use crate::peers::files::PemFiles;
 use crate::peers::launch::{Launch, Output};
 use crate::peers::plan::{ask_version, first_line};

@@ -18,7 +18,7 @@ use shared::{Arm, CertKind, KxGroup, Resumption, Stack};
 use super::openssl::s_time::rustls_server_for_s_time;
 use super::rustls::www::ServerView;
 use super::{Cell, HandshakeMode, Tls};
-use crate::measure::Plan;
+use crate::arms::Plan;
 use crate::peers::plan::{ask_version, first_line};
 use crate::peers::servers::{rustls_arm, PeerServer, Servers};
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};

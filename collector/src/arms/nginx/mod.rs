@@ -21,7 +21,7 @@ use super::openssl::{
 };
 use super::rustls::www::ServerView;
 use super::{Cell, HandshakeMode, Tls};
-use crate::measure::Plan;
+use crate::arms::Plan;
 use crate::peers::plan::ask_version;
 use crate::peers::servers::{rustls_arm, PeerServer, ServerStack, Servers};
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};

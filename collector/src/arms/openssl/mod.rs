@@ -15,7 +15,7 @@ use anyhow::Result;
 use shared::{Arm, CertKind, Comparison, KxGroup, Mode, Protocol, Resumption, Stack};
 
 use super::{ArmKind, ArmSpec, Cell, HandshakeMode, Unpinned};
-use crate::measure::Plan;
+use crate::arms::Plan;
 use crate::peers::plan::{ask_version, first_line};
 use crate::peers::servers::rustls_arm;
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool};

@@ -16,7 +16,8 @@ use shared::{CertKind, Mode, Protocol, Side};
 use script::{overall_limit, run_script};
 
 use super::{ArmKind, ArmSpec, Handshake, Unpinned};
-use crate::measure::{check_side, ArmRun, Plan};
+use crate::arms::verify::check_side;
+use crate::arms::{ArmRun, Plan};
 use crate::peers::files::PemFiles;
 use crate::peers::private_dir::PrivateDir;
 use crate::peers::process::Guarded;

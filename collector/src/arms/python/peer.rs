@@ -5,7 +5,7 @@ use shared::{Arm, CertKind, Protocol, Stack};
 
 use super::{arms, run, version, TCP_WINDOW, TIMED_WINDOW};
 use crate::arms::ArmSpec;
-use crate::measure::Plan;
+use crate::arms::Plan;
 use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
 
 /// The `python3` program.

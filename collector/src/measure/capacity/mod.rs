@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use shared::{Capacity, CertKind, KxGroup};
 
-use super::ArmRun;
 use crate::arms::rustls::{start_server, TlsClient};
+use crate::arms::ArmRun;
 use crate::arms::{ArmKind, ArmSpec, Cell, HandshakeMode, SessionOptions, Tls};
 use crate::certs::CertStore;
 use crate::measure::build_arm;
