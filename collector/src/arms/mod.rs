@@ -2,11 +2,16 @@
 //!
 //! An arm is a value ([`ArmSpec`]); starting it ([`ArmSpec::start`]) gives a
 //! [`Session`]: a server thread on loopback plus a client that makes one connection per
-//! call. The timing loop in [`crate::measure`] drives every kind of session the same way.
+//! call. The timing loop (`measure`, above this module) drives every kind of session the
+//! same way, following the arm's [`Plan`] and recording what it saw in an [`ArmRun`],
+//! checked connection by connection against the arm ([`verify`]).
 //!
 //! Every TLS stack has one folder here: how one connection is made and checked for it
-//! ([`rustls`], [`openssl`], [`python`], …). The stacks other than rustls are *peers*: each
-//! is one line in [`crate::peers::stacks::STACKS`], which runs them beside the rustls arms.
+//! ([`rustls`], [`openssl`], [`python`], …). The stacks other than rustls are *peers*:
+//! what a peer stack implements and the infrastructure it runs on (processes, private
+//! files, servers) live in [`peer`]; a new stack is one folder here plus one line in the
+//! peer phase driver's registry (`peers::stacks::STACKS`), which runs them beside the
+//! rustls arms and is the only place that lists them.
 //! [`server`] and [`guard`] are the in-process server thread every rustls-side server
 //! shares (plain TCP, rustls, the rustls server s_time faces, `collector serve`).
 
@@ -21,6 +26,7 @@ pub mod kind;
 pub mod measured;
 pub mod nginx;
 pub mod openssl;
+pub mod peer;
 pub mod placement;
 pub mod plan;
 pub mod python;

@@ -13,10 +13,10 @@ use shared::{CertKind, CpuPlacement, KxGroup};
 
 use super::args::{RttList, RunArgs};
 use super::link_args::LinkGrid;
+use crate::arms::peer::PeerArgs;
 use crate::arms::Plan;
 use crate::arms::{Fault, PhaseRecording};
 use crate::measure::open_loop;
-use crate::peers::PeerArgs;
 
 /// `collector run`'s settings, checked.
 #[derive(Debug, Clone)]
