@@ -1,7 +1,7 @@
 //! The peer phase driver: it runs the other TLS stacks (OpenSSL's tools, Python's `ssl`,
 //! …) beside the rustls arms. It lists the stacks, one line each in [`stacks::STACKS`],
 //! plans their arms and narrows them with `--arms` ([`plan`]), looks up their tools on
-//! PATH ([`which`]), then runs each stack's arms ([`run::Phase`]), lending the stacks the
+//! PATH ([`which`]), then runs each stack's arms ([`Phase`]), lending the stacks the
 //! shared timing loop and the evidence record of a run. What a stack implements and the
 //! infrastructure it runs on (private folder, processes, readiness, servers) are below,
 //! in [`crate::arms::peer`]; each stack is a folder under `arms/`.
