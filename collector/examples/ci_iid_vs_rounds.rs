@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p collector --example ci_iid_vs_rounds -- results/<run-id>.json [ARM-FILTER]`
 
-use collector::measure::stats;
+use collector::stats;
 use shared::Evidence;
 
 fn main() {

@@ -4,8 +4,12 @@
 //! loopback, checks on both ends that every connection did what its arm claims, and
 //! writes evidence JSON (the `shared` crate's schema).
 //!
-//! Layout: [`arms`] (one module per kind of arm), [`measure`] (the timing loop, checks and
-//! statistics), [`evidence`] (building and writing evidence), [`run`] (the `run` command).
+//! Layout: [`arms`] (one module per kind of arm, one folder per TLS stack, and what a peer
+//! stack implements in [`arms::peer`]), [`measure`] (the timing loop and the other loops
+//! above the arms), [`peers`] (the peer phase driver: the list of stacks, run with the
+//! loop), [`stats`] (statistics over samples), [`evidence`] (building and writing
+//! evidence), [`run`] (the `run` command). Bottom to top: `netem` → `arms` → `progress` →
+//! `measure` → `peers`; `cargo xtask cycles` checks that no module reaches back up.
 
 pub mod arms;
 pub mod certs;
@@ -26,3 +30,5 @@ pub mod remote;
 pub mod report;
 pub mod run;
 pub mod spread;
+pub mod stale;
+pub mod stats;

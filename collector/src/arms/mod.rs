@@ -2,11 +2,16 @@
 //!
 //! An arm is a value ([`ArmSpec`]); starting it ([`ArmSpec::start`]) gives a
 //! [`Session`]: a server thread on loopback plus a client that makes one connection per
-//! call. The timing loop in [`crate::measure`] drives every kind of session the same way.
+//! call. The timing loop (`measure`, above this module) drives every kind of session the
+//! same way, following the arm's [`Plan`] and recording what it saw in an [`ArmRun`],
+//! checked connection by connection against the arm ([`verify`]).
 //!
 //! Every TLS stack has one folder here: how one connection is made and checked for it
-//! ([`rustls`], [`openssl`], [`python`], …). The stacks other than rustls are *peers*: each
-//! is one line in [`crate::peers::stacks::STACKS`], which runs them beside the rustls arms.
+//! ([`rustls`], [`openssl`], [`python`], …). The stacks other than rustls are *peers*:
+//! what a peer stack implements and the infrastructure it runs on (processes, private
+//! files, servers) live in [`peer`]; a new stack is one folder here plus one line in the
+//! peer phase driver's registry (`peers::stacks::STACKS`), which runs them beside the
+//! rustls arms and is the only place that lists them.
 //! [`server`] and [`guard`] are the in-process server thread every rustls-side server
 //! shares (plain TCP, rustls, the rustls server s_time faces, `collector serve`).
 
@@ -18,8 +23,12 @@ pub mod guard;
 pub mod haproxy;
 pub mod keepalive;
 pub mod kind;
+pub mod measured;
 pub mod nginx;
 pub mod openssl;
+pub mod peer;
+pub mod placement;
+pub mod plan;
 pub mod python;
 pub mod remote;
 pub mod rustls;
@@ -28,17 +37,21 @@ pub mod set;
 pub mod tcp;
 pub mod tcp_info;
 pub mod trace;
+pub mod verify;
 
 use std::fmt;
 use std::time::Duration;
 
-use shared::{CertKind, KxGroup, Protocol, Stack};
+use shared::{Protocol, Stack};
 
 use crate::certs::CertStore;
 use crate::netem::Placement;
 pub use cell::{tls13_only, Cell, HandshakeMode, Tls};
 pub use kind::{ArmKind, Unpinned};
+pub use measured::{ArmRun, Traced};
+pub use plan::Plan;
 pub use server::ServerReport;
+pub use set::{default_set, filter, id_matches};
 
 /// Something that deliberately breaks an arm, so tests can see the breakage reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -292,131 +305,5 @@ pub trait Session {
     /// counts each arm's packets by it).
     fn server_port(&self) -> Option<u16> {
         None
-    }
-}
-
-/// The default arm set: TCP connect; for each cert and group, TLS 1.3 and TLS 1.2 in
-/// full, resumed-stateful and resumed-ticket modes. TLS 1.2 arms skip TLS 1.3-only groups.
-///
-/// With `zero_rtt` (request/response mode), each cert × TLS 1.3 group also gets a 0-RTT arm.
-pub fn default_set(certs: &[CertKind], groups: &[KxGroup], zero_rtt: bool) -> Vec<ArmSpec> {
-    let mut arms = vec![ArmSpec::TCP_CONNECT];
-    for cell in Cell::matrix(certs, groups, &HandshakeMode::ALL) {
-        arms.push(cell.spec());
-        let last = cell.handshake == HandshakeMode::ALL[HandshakeMode::ALL.len() - 1];
-        if zero_rtt && cell.tls == Tls::Tls13 && last {
-            arms.push(ArmSpec::of(ArmKind::ZeroRtt {
-                cert: cell.cert,
-                group: cell.group,
-            }));
-        }
-    }
-    arms
-}
-
-/// Keeps the arms whose id matches any comma-separated pattern: `*` matches any run of
-/// characters; a pattern without `*` matches anywhere in the id.
-pub fn filter(arms: Vec<ArmSpec>, patterns: &str) -> Vec<ArmSpec> {
-    arms.into_iter()
-        .filter(|a| id_matches(&a.id(), patterns))
-        .collect()
-}
-
-/// Whether `id` matches any of the comma-separated `patterns` (as in [`filter`]).
-pub fn id_matches(id: &str, patterns: &str) -> bool {
-    patterns
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .any(|p| {
-            if p.contains('*') {
-                glob(p, id)
-            } else {
-                id.contains(p)
-            }
-        })
-}
-
-fn glob(pattern: &str, text: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern == text,
-        Some((head, rest)) => {
-            text.starts_with(head)
-                && (0..=text.len() - head.len()).any(|i| {
-                    text.is_char_boundary(head.len() + i) && glob(rest, &text[head.len() + i..])
-                })
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use shared::Resumption;
-
-    #[test]
-    fn default_set_has_tcp_and_six_tls_arms_per_cert() {
-        let arms = default_set(
-            &[CertKind::Rsa2048, CertKind::EcdsaP256],
-            &[KxGroup::X25519],
-            false,
-        );
-        assert_eq!(arms.len(), 13);
-        let ids: Vec<String> = arms.iter().map(ArmSpec::id).collect();
-        assert!(ids.contains(&"tcp-connect".to_string()));
-        assert!(ids.contains(&"tls13-resumed-ticket-ecdsa-p256-x25519".to_string()));
-        assert!(ids.contains(&"tls12-resumed-stateful-rsa2048-x25519".to_string()));
-        assert!(ids.contains(&"tls12-full-rsa2048-x25519".to_string()));
-        let unique: std::collections::HashSet<_> = ids.iter().collect();
-        assert_eq!(unique.len(), ids.len(), "ids are unique");
-    }
-
-    #[test]
-    fn request_mode_adds_a_0rtt_arm_per_tls13_cert_and_group() {
-        let arms = default_set(
-            &[CertKind::EcdsaP256],
-            &[KxGroup::X25519, KxGroup::X25519Mlkem768],
-            true,
-        );
-        let zero: Vec<String> = arms
-            .iter()
-            .filter(|a| a.early_data())
-            .map(ArmSpec::id)
-            .collect();
-        assert_eq!(
-            zero,
-            [
-                "tls13-0rtt-ecdsa-p256-x25519",
-                "tls13-0rtt-ecdsa-p256-x25519mlkem768"
-            ]
-        );
-        assert!(arms.iter().filter(|a| a.early_data()).all(
-            |a| a.protocol() == Protocol::Tls13 && a.resumption() == Some(Resumption::Stateful)
-        ));
-    }
-
-    #[test]
-    fn tls12_skips_tls13_only_groups() {
-        let arms = default_set(&[CertKind::Ed25519], &[KxGroup::X25519Mlkem768], false);
-        assert!(arms.iter().all(|a| a.protocol() != Protocol::Tls12));
-        assert_eq!(arms.len(), 4);
-    }
-
-    #[test]
-    fn filter_by_substring_and_glob() {
-        let arms = default_set(
-            &[CertKind::Rsa2048, CertKind::EcdsaP256],
-            &[KxGroup::X25519],
-            false,
-        );
-        let ids = |v: Vec<ArmSpec>| v.iter().map(ArmSpec::id).collect::<Vec<_>>();
-        assert_eq!(ids(filter(arms.clone(), "tcp")), vec!["tcp-connect"]);
-        assert_eq!(filter(arms.clone(), "tls12-resumed").len(), 4);
-        assert_eq!(
-            ids(filter(arms.clone(), "tls13-*-ticket-rsa*")),
-            vec!["tls13-resumed-ticket-rsa2048-x25519"]
-        );
-        assert_eq!(filter(arms.clone(), "tcp, tls13-full").len(), 3);
-        assert!(filter(arms, "nothing-like-this").is_empty());
     }
 }

@@ -8,7 +8,7 @@
 //! Finished), `s2` the TLS 1.2 full server's ChangeCipherSpec and Finished. A side marks
 //! `<flight>_ready` when its flight is built (before the write), `<flight>_written` when
 //! the write returned, and `<peer flight>_read` when a blocking read returned the first
-//! bytes of the peer's flight. [`crate::measure::phases`] turns these into the evidence.
+//! bytes of the peer's flight. The timing loop's `measure::phases` turns these into the evidence.
 
 use std::time::Instant;
 
@@ -112,6 +112,13 @@ pub enum Event {
     Written = 1,
     /// A blocking read returned its first bytes.
     Read = 2,
+}
+
+/// Both ends' moments of one timed connection.
+#[derive(Debug, Clone, Default)]
+pub struct ConnTrace {
+    pub client: Option<Trace>,
+    pub server: Option<Trace>,
 }
 
 #[cfg(test)]

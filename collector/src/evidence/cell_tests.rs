@@ -6,10 +6,10 @@ use shared::sample;
 use shared::{Arm, CertKind, KxGroup, Mode, Protocol, Resumption, Stack};
 
 use super::*;
+use crate::arms::trace::ConnTrace;
+use crate::arms::ArmRun;
 use crate::arms::{ArmSpec, PhaseRecording};
-use crate::measure::phases::ConnTrace;
 use crate::measure::record::phase_recording;
-use crate::measure::ArmRun;
 
 fn full() -> Arm {
     sample::arm(
@@ -171,7 +171,7 @@ fn phase_recording_is_false_only_for_a_rustls_handshake_arm_with_recording_off()
     assert_eq!(phase_recording(&run(tls(PhaseRecording::Off))), Some(false));
     // Traced connections were made (even if none returned a trace): recording was on.
     let mut traced = run(tls(PhaseRecording::On));
-    traced.traced = Some(crate::measure::Traced {
+    traced.traced = Some(crate::arms::Traced {
         attempted: 1,
         ..Default::default()
     });

@@ -6,7 +6,7 @@ use shared::Arm;
 use crate::measure::cluster;
 
 /// Sets every latency arm's `p50_ci95_us` by the cluster bootstrap over its rounds
-/// (see [`crate::measure::stats::CI_METHOD`]), or `ci_unavailable` with the reason there is none.
+/// (see [`crate::stats::CI_METHOD`]), or `ci_unavailable` with the reason there is none.
 pub fn apply_cis(arms: &mut [Arm], resamples: usize, seed: u64) {
     let mut rng = fastrand::Rng::with_seed(seed.wrapping_add(1));
     for arm in arms.iter_mut() {
@@ -106,8 +106,8 @@ mod tests {
     use shared::Mode;
 
     use super::*;
+    use crate::arms::ArmRun;
     use crate::evidence::build_arm;
-    use crate::measure::ArmRun;
 
     /// An arm run over `rounds` (sample counts per round) of `group`: round r's i-th
     /// sample is `base × (1 + r/20) + i/100` µs (drift of 5% per round).

@@ -6,7 +6,7 @@
 use shared::{Arm, LinkCounts};
 
 use crate::human::us;
-use crate::measure::stats::median_in_place;
+use crate::stats::median_in_place;
 
 /// Standard deviations within which the achieved loss of independent draws is called
 /// as asked: beyond 4.5 σ a binomial count strays by chance about once in 150,000.

@@ -152,7 +152,7 @@ mod tests {
     use shared::sample;
 
     use super::*;
-    use crate::measure::ArmRun;
+    use crate::arms::ArmRun;
 
     #[test]
     fn speedup_is_full_over_resumed() {

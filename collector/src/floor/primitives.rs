@@ -10,7 +10,7 @@ use aws_lc_rs::kem::{Ciphertext, DecapsulationKey, ML_KEM_768};
 use aws_lc_rs::rand::SystemRandom;
 use shared::{KxGroup, Primitive};
 
-use crate::measure::stats;
+use crate::stats;
 
 /// One primitive's timed operations, in µs, in the order taken.
 #[derive(Debug, Clone, PartialEq)]

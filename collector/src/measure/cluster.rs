@@ -7,7 +7,7 @@ pub use shared::cluster::*;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::stats;
+    use crate::stats;
 
     /// `rounds` rounds of `per` samples: uniform noise around `level(r)`.
     fn rounds(n: usize, per: usize, seed: u64, level: impl Fn(usize) -> f64) -> Vec<Vec<f64>> {

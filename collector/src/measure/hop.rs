@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use super::stats::median_in_place;
+use crate::stats::median_in_place;
 
 /// How a hop is measured (recorded in the evidence).
 pub const METHOD: &str = "half the median round trip of a 1-byte ping-pong between two threads of the collector over one loopback TCP connection, the echo thread placed as the servers and the other as the clients (settings.placement) (TCP_NODELAY on both ends; each thread blocks in read() until the other's byte arrives, then writes one back): one write, the wire, one wake-up and one read, each way";

@@ -24,7 +24,7 @@ use shared::HopPoint;
 
 use crate::arms::trace::Stamp;
 
-use super::stats::median_in_place;
+use crate::stats::median_in_place;
 
 /// How the curve is measured (recorded in the evidence).
 pub const METHOD: &str = "one-way time of a 1-byte flight between two threads over loopback TCP (TCP_NODELAY; the threads placed as the run's clients and servers, both directions) against how long its receiver had been blocked in read(): the sender writes byte A, busy-waits a delay (0-900 µs, interleaved), stamps and writes byte B and stamps again, as a traced handshake stamps its flights (wall and thread CPU clocks); idle = B ready − the receiver's return from reading A, one way = the receiver's return from reading B − B ready (one monotonic clock); samples binned by idle, median idle and median one way per bin, bins with fewer than 20 samples dropped; first point (idle 0): a receiver that had not blocked (after reading A it tells the sender, which sends B 5 µs later, while it polls the socket without blocking)";

@@ -6,15 +6,8 @@ use std::time::Instant;
 
 use shared::{PhaseStat, Phases};
 
-use super::stats::median_in_place;
-use crate::arms::trace::Trace;
-
-/// Both ends' moments of one timed connection.
-#[derive(Debug, Clone, Default)]
-pub struct ConnTrace {
-    pub client: Option<Trace>,
-    pub server: Option<Trace>,
-}
+use crate::arms::trace::{ConnTrace, Trace};
+use crate::stats::median_in_place;
 
 /// Microseconds from `base` to `t` (negative if `t` is earlier), to 0.1 µs.
 fn us_after(base: Instant, t: Instant) -> f64 {

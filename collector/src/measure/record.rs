@@ -4,7 +4,9 @@
 
 use shared::{Arm, Protocol, Stack, Verified};
 
-use super::{cluster, stats, ArmRun};
+use super::cluster;
+use crate::arms::ArmRun;
+use crate::stats;
 
 /// The evidence record of one measured arm. A broken promise (a resumed arm with a full
 /// handshake, a full arm that resumed, a wrong group) or an arm where every connection
@@ -149,7 +151,7 @@ fn tcp_counters(conns: &[crate::arms::tcp_info::TcpInfo]) -> Option<shared::TcpC
 
 /// The traced connections' record; their cost is left to [`crate::evidence::apply_cis`] (it needs the
 /// untraced p50 and the run's seed).
-fn tracing(t: &super::Traced) -> shared::Tracing {
+fn tracing(t: &crate::arms::Traced) -> shared::Tracing {
     let succeeded = t.samples_us.len() as u64;
     shared::Tracing {
         untraced_per_traced: t.untraced_per_traced,

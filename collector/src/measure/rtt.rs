@@ -8,7 +8,8 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use shared::Arm;
 
-use super::{measure_sessions, Plan};
+use super::measure_sessions;
+use crate::arms::Plan;
 use crate::arms::{ArmSpec, Session, SessionOptions};
 use crate::certs::CertStore;
 use crate::netem::{Counters, DelayPath, LinkSpec, SetupInterrupted, METHOD};

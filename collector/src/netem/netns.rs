@@ -123,7 +123,7 @@ pub fn remove_stale(prefix: &str) {
             .unwrap_or_else(|e| e.into_inner())
             .iter()
             .any(|n| n == name);
-        if pid.is_some_and(crate::peers::private_dir::run_is_over) && !live {
+        if pid.is_some_and(crate::stale::run_is_over) && !live {
             let _ = ip(&["netns", "del", name]);
         }
     }

@@ -1,19 +1,43 @@
 //! Running the peer phase: tools, private files, then every planned arm, stack by stack.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{bail, Result};
 use shared::{Arm, CertKind, Comparison, KxGroup, Library};
 
-use super::files::write_files;
-use super::plan::{self, PeerArm};
-use super::private_dir::PrivateDir;
+use super::plan;
 use super::stacks::{self, STACKS};
-use super::work::{Context, Found, Work};
-use super::{which, PeerArgs};
+use super::which;
+use crate::arms::peer::files::write_files;
+use crate::arms::peer::private_dir::PrivateDir;
+use crate::arms::peer::work::Found;
+use crate::arms::peer::{Context, Lent, PeerArgs, PeerArm, Work};
+use crate::arms::{ArmRun, ArmSpec, Plan, Session};
 use crate::certs::CertStore;
-use crate::measure::Plan;
+use crate::measure;
+use crate::progress::Progress;
+
+/// What the driver lends every stack (through [`Work`]): the timing loop and the
+/// evidence record of a run, both above `arms`.
+const LENT: Lent = Lent {
+    timing_loop,
+    build_arm: measure::build_arm,
+};
+
+/// [`measure::run`] with a progress display over `sessions`.
+fn timing_loop(
+    sessions: &mut [(ArmSpec, Box<dyn Session>)],
+    plan: &Plan,
+    round_group: &str,
+    stop: &AtomicBool,
+) -> Vec<ArmRun> {
+    let specs: Vec<ArmSpec> = sessions.iter().map(|(s, _)| *s).collect();
+    let progress = Progress::new(&specs, plan.samples);
+    let runs = measure::run(sessions, plan, round_group, &progress, stop);
+    progress.finish();
+    runs
+}
 
 /// What the peer phase adds to the evidence.
 #[derive(Debug, Default)]
@@ -144,7 +168,7 @@ impl Phase {
                     _ => None,
                 });
             if let Some(why) = missing.or_else(|| a.known_skip.clone()) {
-                let mut arm = a.empty_arm(None);
+                let mut arm = a.empty_arm(LENT.build_arm, None);
                 arm.skipped = Some(why);
                 records[i] = Some(arm);
             }
@@ -174,6 +198,7 @@ impl Phase {
                 files: &files,
                 store: &store,
                 tools: &self.tools,
+                lent: LENT,
             };
             for stack in STACKS {
                 let idx: Vec<usize> = runnable

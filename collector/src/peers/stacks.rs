@@ -1,11 +1,11 @@
-//! The stacks a run measures beside the rustls arms: one line each. Above both the
-//! orchestration (`peers`) and the stacks' folders (`arms/<stack>/`), so neither reaches
-//! back into the other.
+//! The stacks a run measures beside the rustls arms: one line each. The registry is the
+//! driver's: the stacks' folders (`arms/<stack>/`) and what they implement
+//! ([`crate::arms::peer`]) are below it and never name it.
 
 use shared::{CertKind, KxGroup};
 
-use super::plan::{PeerArm, PeerStack};
 use crate::arms;
+use crate::arms::peer::{PeerArm, PeerStack};
 
 /// The peer stacks, in the order their arms are planned and run.
 pub static STACKS: &[&dyn PeerStack] = &[

@@ -137,7 +137,7 @@ pub fn discover(target: &Arc<Target>) -> Result<Discovery> {
             )?
             .connect()
             {
-                Ok(s) if s.facts.kx_group == Some(crate::measure::named_group(g)) => {
+                Ok(s) if s.facts.kx_group == Some(crate::arms::verify::named_group(g)) => {
                     accepted.push(g);
                     Ok(format!("negotiated alone in {p}: {}", describe(&s)))
                 }

@@ -23,8 +23,9 @@ use time::OffsetDateTime;
 
 use crate::arms::remote::{self, Check, Client, Pacer, RemoteSession, RemoteTcp, Resume, Target};
 use crate::arms::{ArmKind, ArmSpec, Fault, PhaseRecording, Session, Unpinned};
+use crate::arms::{ArmRun, Plan};
 use crate::evidence::{self, environment, write};
-use crate::measure::{self, ArmRun, Plan};
+use crate::measure;
 use crate::run::record;
 use args::ProbeArgs;
 use trust::Timing;

@@ -8,10 +8,10 @@ use rustls::RootCertStore;
 use shared::CertKind;
 
 use super::*;
+use crate::arms::peer::files::write_files;
+use crate::arms::peer::private_dir::PrivateDir;
 use crate::certs::CertStore;
 use crate::netem::{DelayPath, SERVER_ADDR};
-use crate::peers::files::write_files;
-use crate::peers::private_dir::PrivateDir;
 
 fn root_or_skip(test: &str) -> bool {
     let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {

@@ -11,7 +11,8 @@ use shared::{ServerProbe, Settings};
 use super::args::ProbeArgs;
 use super::VERIFIED_ON;
 use crate::arms::remote;
-use crate::measure::{stats, Plan};
+use crate::arms::Plan;
+use crate::stats;
 
 /// The roots the client trusts, and that choice in words.
 pub(super) fn roots(args: &ProbeArgs) -> Result<(RootCertStore, String)> {

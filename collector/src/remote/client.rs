@@ -14,8 +14,9 @@ use super::secure::{self, ClientStream};
 use super::wire::{self, HelloReply, Manifest, ReportReply, Request, PROTOCOL_VERSION};
 use std::sync::atomic::AtomicBool;
 
+use crate::arms::Plan;
 use crate::arms::{rustls as tls, tcp, ArmSpec, Handshake, Outcome, Session, SessionOptions};
-use crate::measure::{measure_sessions, Plan};
+use crate::measure::measure_sessions;
 
 /// The control connection to a `collector serve`.
 pub struct Remote {

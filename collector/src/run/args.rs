@@ -218,7 +218,7 @@ pub struct RunArgs {
     pub inject_capacity_drops: Option<u32>,
 
     #[command(flatten)]
-    pub peers: crate::peers::PeerArgs,
+    pub peers: crate::arms::peer::PeerArgs,
 }
 
 /// `--placement split|same|free`.

@@ -107,7 +107,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
 
     let stop = Arc::new(AtomicBool::new(false));
     signals::install(stop.clone()).context("could not install the signal handlers")?;
-    for dir in peers::private_dir::remove_stale() {
+    for dir in arms::peer::private_dir::remove_stale() {
         eprintln!(
             "collector: removed {}, a key folder left by a run that is over",
             dir.display()
@@ -216,7 +216,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
             arms.extend(open_loop::arms(&spec, &args.open_loop, &cert_store, &stop)?);
         }
     }
-    let mut peer = peer_phase.run(&peers::Context {
+    let mut peer = peer_phase.run(&arms::peer::Context {
         quick: args.quick,
         rounds: plan.rounds,
         warmup_per_chunk: plan.warmup_per_chunk,

@@ -13,9 +13,10 @@ use shared::{CertKind, CpuPlacement, KxGroup};
 
 use super::args::{RttList, RunArgs};
 use super::link_args::LinkGrid;
+use crate::arms::peer::PeerArgs;
+use crate::arms::Plan;
 use crate::arms::{Fault, PhaseRecording};
-use crate::measure::{open_loop, Plan};
-use crate::peers::PeerArgs;
+use crate::measure::open_loop;
 
 /// `collector run`'s settings, checked.
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! How many connections, in what order, and in which mode: the plan of a run.
 
 use super::args::RunArgs;
-use crate::measure::Plan;
+use crate::arms::Plan;
 
 /// The measurement plan for `args`; also returns the total warm-up per arm asked for.
 /// Over an emulated RTT each connection takes several round trips: fewer samples.

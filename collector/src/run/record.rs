@@ -8,9 +8,11 @@ use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 use super::options::RunOptions;
+use crate::arms::Plan;
 use crate::arms::{Fault, PhaseRecording, REQUEST, RESPONSE};
 use crate::certs;
-use crate::measure::{capacity, stats, Plan};
+use crate::measure::capacity;
+use crate::stats;
 
 /// Timed operations per primitive for the crypto floor.
 pub const FLOOR_OPS: usize = 300;

@@ -16,8 +16,8 @@ use std::sync::Arc;
 
 use anyhow::{bail, Result};
 
+use crate::arms::peer::private_dir;
 use crate::netem::{netns, SetupInterrupted};
-use crate::peers::private_dir;
 
 /// The first signal received (0: none).
 static FIRST: AtomicI32 = AtomicI32::new(0);

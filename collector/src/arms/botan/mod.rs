@@ -13,12 +13,12 @@ use shared::{Arm, CertKind, KxGroup, Stack};
 
 use super::rustls::www::Exchange;
 use super::{Cell, HandshakeMode, Tls};
-use crate::measure::Plan;
-use crate::peers::launch::{Launch, Output};
-use crate::peers::plan::{ask_version, first_line};
-use crate::peers::process::{free_loopback_addr, ServerProcess};
-use crate::peers::servers::{run_rustls_against, rustls_arm, ServerStack};
-use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::peer::launch::{Launch, Output};
+use crate::arms::peer::process::{free_loopback_addr, ServerProcess};
+use crate::arms::peer::servers::{run_rustls_against, rustls_arm, ServerStack};
+use crate::arms::peer::{ask_version, first_line};
+use crate::arms::peer::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::Plan;
 
 pub const NAME: &str = "botan";
 

@@ -14,13 +14,13 @@ use serde_json::json;
 use shared::{Arm, CertKind, KxGroup, Protocol, Stack};
 
 use super::{Cell, HandshakeMode};
-use crate::measure::Plan;
-use crate::peers::files::PemFiles;
-use crate::peers::launch::{Launch, Output};
-use crate::peers::plan::{ask_version, first_line};
-use crate::peers::process::{free_loopback_addr, ServerProcess};
-use crate::peers::servers::{run_rustls_against, rustls_arm, setup_stem, ServerStack};
-use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::peer::files::PemFiles;
+use crate::arms::peer::launch::{Launch, Output};
+use crate::arms::peer::process::{free_loopback_addr, ServerProcess};
+use crate::arms::peer::servers::{run_rustls_against, rustls_arm, setup_stem, ServerStack};
+use crate::arms::peer::{ask_version, first_line};
+use crate::arms::peer::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::Plan;
 
 pub const NAME: &str = "caddy";
 

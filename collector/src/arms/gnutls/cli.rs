@@ -12,10 +12,10 @@ use shared::Protocol;
 use super::output::{self, cli_resume, Resume};
 use super::serv::priority;
 use super::CLI_RUNS;
+use crate::arms::peer::process::Guarded;
+use crate::arms::peer::Work;
 use crate::arms::server::Server;
 use crate::arms::Cell;
-use crate::peers::process::Guarded;
-use crate::peers::Work;
 
 /// What a server saw during a gnutls-cli check: (resumed, all) handshakes since the last call.
 pub(super) trait Seen {

@@ -18,10 +18,10 @@ use shared::{Arm, CertKind, KxGroup, Resumption, Stack};
 use super::openssl::s_time::rustls_server_for_s_time;
 use super::rustls::www::ServerView;
 use super::{Cell, HandshakeMode, Tls};
-use crate::measure::Plan;
-use crate::peers::plan::{ask_version, first_line};
-use crate::peers::servers::{rustls_arm, PeerServer, Servers};
-use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::peer::servers::{rustls_arm, PeerServer, Servers};
+use crate::arms::peer::{ask_version, first_line};
+use crate::arms::peer::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::Plan;
 use cli::{cli_check, RustlsSeen, ServSeen};
 use serv::{group_name, GnutlsServ};
 
@@ -175,7 +175,7 @@ impl PeerStack for Peer {
                 (false, Some(s)) => format!("{cli_version}; server {}", s.version),
                 _ => cli_version.to_string(),
             };
-            let mut arm = w.arms[i].empty_arm(Some(version));
+            let mut arm = w.empty_arm(i, Some(version));
             match result {
                 Ok(verified) => {
                     arm.skipped = Some(format!("{}: {verified}", w.arms[i].timed_window))

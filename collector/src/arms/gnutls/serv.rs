@@ -13,12 +13,12 @@ use shared::{KxGroup, Protocol};
 use super::output::ServLog;
 
 use super::{Peer, SERV};
+use crate::arms::peer::launch::{Launch, Output};
+use crate::arms::peer::process::{free_loopback_addr, ServerProcess};
+use crate::arms::peer::servers::CellSetup;
+use crate::arms::peer::servers::ServerStack;
+use crate::arms::peer::{PeerArgs, Tool, Work};
 use crate::arms::Cell;
-use crate::peers::launch::{Launch, Output};
-use crate::peers::process::{free_loopback_addr, ServerProcess};
-use crate::peers::servers::CellSetup;
-use crate::peers::servers::ServerStack;
-use crate::peers::{PeerArgs, Tool, Work};
 
 /// GnuTLS's priority-string name of a group, where GnuTLS 3.7 has it.
 pub fn group_name(g: KxGroup) -> Option<&'static str> {

@@ -17,14 +17,16 @@ use shared::{Arm, CertKind, KxGroup, Protocol, Stack};
 use super::openssl::{ecdsa_tls12_skip, group_name};
 use super::rustls::www::ServerView;
 use super::{Cell, HandshakeMode};
-use crate::measure::named_group;
-use crate::measure::Plan;
-use crate::peers::launch::{Launch, Output};
-use crate::peers::plan::{ask_version, first_line};
-use crate::peers::port_log::{Line, PortLog};
-use crate::peers::process::{free_loopback_addr, ServerProcess};
-use crate::peers::servers::{run_rustls_against, rustls_arm, CellSetup, PeerServer, ServerStack};
-use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::peer::launch::{Launch, Output};
+use crate::arms::peer::port_log::{Line, PortLog};
+use crate::arms::peer::process::{free_loopback_addr, ServerProcess};
+use crate::arms::peer::servers::{
+    run_rustls_against, rustls_arm, CellSetup, PeerServer, ServerStack,
+};
+use crate::arms::peer::{ask_version, first_line};
+use crate::arms::peer::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::verify::named_group;
+use crate::arms::Plan;
 
 pub const NAME: &str = "haproxy";
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 
-pub use crate::peers::port_log::{Line, PortLog};
+pub use crate::arms::peer::port_log::{Line, PortLog};
 
 /// The `log_format` the collector gives nginx: a marker, the client's port, then what
 /// nginx's OpenSSL negotiated (`$ssl_session_reused` is `r` for a resumed session, `.`
@@ -109,7 +109,7 @@ mod tests {
 
     #[test]
     fn the_log_is_matched_by_port_and_counted() {
-        let dir = crate::peers::private_dir::PrivateDir::create().unwrap();
+        let dir = crate::arms::peer::private_dir::PrivateDir::create().unwrap();
         let path = dir
             .write("access.log", format!("{TLS13_FULL}\n").as_bytes())
             .unwrap();
@@ -152,7 +152,7 @@ mod tests {
     /// not left to the next one.
     #[test]
     fn a_slices_late_lines_are_waited_for() {
-        let dir = crate::peers::private_dir::PrivateDir::create().unwrap();
+        let dir = crate::arms::peer::private_dir::PrivateDir::create().unwrap();
         let path = dir.write("access.log", b"").unwrap();
         let mut log = open(path.clone(), Duration::from_secs(5)).unwrap();
         let late = {

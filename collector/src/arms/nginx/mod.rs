@@ -21,10 +21,10 @@ use super::openssl::{
 };
 use super::rustls::www::ServerView;
 use super::{Cell, HandshakeMode, Tls};
-use crate::measure::Plan;
-use crate::peers::plan::ask_version;
-use crate::peers::servers::{rustls_arm, PeerServer, ServerStack, Servers};
-use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::peer::ask_version;
+use crate::arms::peer::servers::{rustls_arm, PeerServer, ServerStack, Servers};
+use crate::arms::peer::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::Plan;
 use access_log::AccessLog;
 use server::{Nginx, Setup};
 

@@ -14,13 +14,13 @@ use shared::{CertKind, KxGroup, Protocol, Resumption};
 use super::access_log::{self, AccessLog, LOG_FORMAT};
 use super::{Peer, NGINX};
 use crate::arms::openssl::group_name;
+use crate::arms::peer::files::PemFiles;
+use crate::arms::peer::launch::{Launch, Output};
+use crate::arms::peer::process::{free_loopback_addr, ServerProcess};
+use crate::arms::peer::servers::setup_stem;
+use crate::arms::peer::servers::ServerStack;
+use crate::arms::peer::{PeerArgs, Tool, Work};
 use crate::arms::{Cell, HandshakeMode};
-use crate::peers::files::PemFiles;
-use crate::peers::launch::{Launch, Output};
-use crate::peers::process::{free_loopback_addr, ServerProcess};
-use crate::peers::servers::setup_stem;
-use crate::peers::servers::ServerStack;
-use crate::peers::{PeerArgs, Tool, Work};
 
 /// What one nginx server is configured with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

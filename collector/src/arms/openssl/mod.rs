@@ -15,10 +15,11 @@ use anyhow::Result;
 use shared::{Arm, CertKind, Comparison, KxGroup, Mode, Protocol, Resumption, Stack};
 
 use super::{ArmKind, ArmSpec, Cell, HandshakeMode, Unpinned};
-use crate::measure::{stats, Plan};
-use crate::peers::plan::{ask_version, first_line};
-use crate::peers::servers::rustls_arm;
-use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool};
+use crate::arms::peer::servers::rustls_arm;
+use crate::arms::peer::{ask_version, first_line};
+use crate::arms::peer::{PeerArgs, PeerArm, PeerStack, Tool};
+use crate::arms::Plan;
+use crate::stats;
 pub use s_time::STimeMode;
 
 /// The file s_server serves (`-WWW`) and its content: one byte, like the rustls arms.
@@ -191,7 +192,7 @@ impl PeerStack for Peer {
 
     fn run(
         &self,
-        w: &crate::peers::Work,
+        w: &crate::arms::peer::Work,
         idx: &[usize],
         records: &mut [Option<Arm>],
     ) -> Result<()> {

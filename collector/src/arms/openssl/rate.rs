@@ -8,8 +8,8 @@ use shared::{
 
 use super::s_time::{STimeMode, Slice};
 use super::STimeArm;
-use crate::measure::stats;
-use crate::peers::PeerArm;
+use crate::arms::peer::PeerArm;
+use crate::stats;
 
 /// Why plain `s_time -reuse` under TLS 1.3 is expected not to resume.
 pub const TLS13_REUSE_PITFALL: &str = "openssl s_time -reuse under TLS 1.3 without reading (no -www): TLS 1.3 session tickets arrive after the handshake, s_time closes before reading one, so the session it offers again has no ticket and every 'reused' connection is a full handshake. Kept on purpose to show the original lab's TLS 1.3 'resume' figure measured nothing; see the -reuse-www arm";
@@ -26,8 +26,11 @@ pub struct STimeRun {
 }
 
 /// The evidence record of an s_time arm.
-pub fn rate_arm(peer: &PeerArm, version: Option<String>, run: &STimeRun) -> Arm {
-    let mut arm = peer.empty_arm(version);
+/// `empty` is the arm's record before anything is measured ([`Work::empty_arm`]).
+///
+/// [`Work::empty_arm`]: crate::arms::peer::Work::empty_arm
+pub fn rate_arm(peer: &PeerArm, empty: Arm, run: &STimeRun) -> Arm {
+    let mut arm = empty;
     let connections: u64 = run.slices.iter().map(|s| s.counts.connections).sum();
     let reused: u64 = run.slices.iter().map(|s| s.counts.reused).sum();
     let user: f64 = run.slices.iter().map(|s| s.user_cpu_s).sum();
@@ -208,7 +211,7 @@ mod tests {
     use super::*;
     use crate::arms::openssl::s_time_output::Counts;
     use crate::arms::openssl::{Peer, VS_S_SERVER};
-    use crate::peers::PeerStack;
+    use crate::arms::peer::PeerStack;
 
     fn slice(connections: u64, reused: u64) -> Slice {
         Slice {
@@ -219,6 +222,11 @@ mod tests {
             user_cpu_s: 0.1,
             real_s: 0.4,
         }
+    }
+
+    /// [`rate_arm`] with the empty record the peer phase would give it.
+    fn rate(peer: &PeerArm, run: &STimeRun) -> Arm {
+        rate_arm(peer, peer.empty_arm(crate::measure::build_arm, None), run)
     }
 
     fn find(all: &[PeerArm], mode: STimeMode, protocol: Protocol) -> PeerArm {
@@ -246,9 +254,9 @@ mod tests {
             ..Default::default()
         };
         let arms = vec![
-            rate_arm(&new, None, &run(100, 0)),
-            rate_arm(&plain, None, &run(100, 0)),
-            rate_arm(&www, None, &run(150, 150)),
+            rate(&new, &run(100, 0)),
+            rate(&plain, &run(100, 0)),
+            rate(&www, &run(150, 150)),
         ];
         assert_eq!(arms[0].error, None);
         assert!(
@@ -276,9 +284,8 @@ mod tests {
     fn a_partly_resumed_reuse_arm_is_an_error_without_the_pitfall_label_for_tls12() {
         let all = Peer.plan(&[CertKind::Rsa2048], &[KxGroup::X25519]);
         let reuse = find(&all, STimeMode::Reuse, Protocol::Tls12);
-        let arm = rate_arm(
+        let arm = rate(
             &reuse,
-            None,
             &STimeRun {
                 slices: vec![slice(10, 9)],
                 ..Default::default()

@@ -14,11 +14,11 @@ use super::rate::{self, STimeRun};
 use super::s_server;
 use super::s_time::{rustls_server_for_s_time, s_time_slice};
 use super::{Peer, STimeArm, VS_RUSTLS, WWW_FILE};
+use crate::arms::peer::process::ServerProcess;
+use crate::arms::peer::servers::{ServerStack, Servers};
+use crate::arms::peer::{PeerArgs, Tool, Work};
 use crate::arms::server::Server;
 use crate::arms::Cell;
-use crate::peers::process::ServerProcess;
-use crate::peers::servers::{ServerStack, Servers};
-use crate::peers::{PeerArgs, Tool, Work};
 
 impl ServerStack for Peer {
     /// One s_server per certificate (every OpenSSL arm pins the same group).
@@ -255,7 +255,8 @@ pub fn s_time_slices(
     let interrupted = w.stopped();
     for (i, run) in runs {
         if !(interrupted && run.slices.is_empty()) {
-            records[i] = Some(rate::rate_arm(&w.arms[i], Some(version.to_string()), &run));
+            let empty = w.empty_arm(i, Some(version.to_string()));
+            records[i] = Some(rate::rate_arm(&w.arms[i], empty, &run));
         }
     }
     Ok(())

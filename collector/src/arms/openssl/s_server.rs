@@ -10,15 +10,15 @@ use anyhow::{anyhow, Result};
 use shared::KxGroup;
 
 use super::group_name;
-use crate::peers::files::PemFiles;
-use crate::peers::launch::{Launch, Output};
-use crate::peers::private_dir::PrivateDir;
-use crate::peers::process::{free_loopback_addr, ServerProcess};
+use crate::arms::peer::files::PemFiles;
+use crate::arms::peer::launch::{Launch, Output};
+use crate::arms::peer::private_dir::PrivateDir;
+use crate::arms::peer::process::{free_loopback_addr, ServerProcess};
 
 /// Starts `openssl s_server -WWW` on 127.0.0.1 for `files`, serving `www` (which holds
 /// [`super::WWW_FILE`]), with the key exchange pinned to `group`; its stderr goes to
 /// `s_server-<stem>.stderr` in `dir`. Ready once `ready` succeeds against it (a handshake
-/// that presents the run's leaf: see [`crate::peers::ready`]); killed on drop.
+/// that presents the run's leaf: see [`crate::arms::peer::ready`]); killed on drop.
 pub fn start(
     program: &Path,
     (files, www): (&PemFiles, &Path),

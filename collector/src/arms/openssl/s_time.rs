@@ -16,11 +16,11 @@ use shared::Protocol;
 
 use super::s_time_output::{self as s_time, Counts};
 use super::{RESPONSE, WWW_PATH};
+use crate::arms::peer::process::Guarded;
 use crate::arms::rustls as tls;
 use crate::arms::server::{Handler, Server};
 use crate::arms::{ArmSpec, Handshake};
 use crate::certs::CertStore;
-use crate::peers::process::Guarded;
 
 /// How s_time reuses sessions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

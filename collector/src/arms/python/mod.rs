@@ -16,10 +16,11 @@ use shared::{CertKind, Mode, Protocol, Side};
 use script::{overall_limit, run_script};
 
 use super::{ArmKind, ArmSpec, Handshake, Unpinned};
-use crate::measure::{check_side, ArmRun, Plan};
-use crate::peers::files::PemFiles;
-use crate::peers::private_dir::PrivateDir;
-use crate::peers::process::Guarded;
+use crate::arms::peer::files::PemFiles;
+use crate::arms::peer::private_dir::PrivateDir;
+use crate::arms::peer::process::Guarded;
+use crate::arms::verify::check_side;
+use crate::arms::{ArmRun, Plan};
 pub use peer::{Peer, PYTHON};
 
 mod peer;
@@ -35,14 +36,14 @@ pub const TCP_WINDOW: &str = "Python socket: from before the client's socket is 
 
 /// `python3`'s version and the OpenSSL its `ssl` module uses, e.g. `3.11.7 / OpenSSL 3.0.19 27 Jan 2026`.
 pub fn version(program: &Path) -> Result<String> {
-    let (out, _) = crate::peers::plan::ask_version(
+    let (out, _) = crate::arms::peer::ask_version(
         program,
         &[
             "-c",
             "import sys, ssl; print(sys.version.split()[0], '/', ssl.OPENSSL_VERSION)",
         ],
     )?;
-    crate::peers::plan::first_line(program, &out)
+    crate::arms::peer::first_line(program, &out)
 }
 
 /// The arms the script can run: TCP connect, then per cert TLS 1.3 / 1.2 full and resumed.

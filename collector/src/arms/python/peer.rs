@@ -4,9 +4,9 @@ use anyhow::Result;
 use shared::{Arm, CertKind, Protocol, Stack};
 
 use super::{arms, run, version, TCP_WINDOW, TIMED_WINDOW};
+use crate::arms::peer::{PeerArgs, PeerArm, PeerStack, Tool, Work};
 use crate::arms::ArmSpec;
-use crate::measure::Plan;
-use crate::peers::{PeerArgs, PeerArm, PeerStack, Tool, Work};
+use crate::arms::Plan;
 
 /// The `python3` program.
 pub const PYTHON: Tool = Tool {
@@ -52,13 +52,14 @@ impl PeerStack for Peer {
         match run(program, w.dir, w.files, &specs, w.plan, w.ctx.io_timeout) {
             Ok((reported, runs)) => {
                 for (&i, run) in idx.iter().zip(runs) {
-                    records[i] = Some(w.arms[i].measured_arm(Some(reported.clone()), &run));
+                    records[i] = Some(w.measured_arm(i, Some(reported.clone()), &run));
                 }
             }
             Err(_) if w.stopped() => {}
             Err(e) => {
                 for &i in idx {
-                    records[i] = Some(w.arms[i].error_arm(
+                    records[i] = Some(w.error_arm(
+                        i,
                         Some(version.to_string()),
                         format!("the Python arm script failed: {e:#}"),
                     ));

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use crate::peers::process::Guarded;
+use crate::arms::peer::process::Guarded;
 
 /// The longest the script may take in all: two minutes to start, plus 100 ms per
 /// connection (a Python handshake on loopback takes a few ms; each connection's own
@@ -98,7 +98,7 @@ mod tests {
     use std::process::{Command, Stdio};
 
     use super::*;
-    use crate::peers::private_dir::PrivateDir;
+    use crate::arms::peer::private_dir::PrivateDir;
     use std::os::unix::fs::PermissionsExt;
     use std::time::Instant;
 

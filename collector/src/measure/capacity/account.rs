@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use shared::Side;
 
+use crate::arms::verify::check_side;
+use crate::arms::ArmRun;
 use crate::arms::{ArmSpec, Handshake};
-use crate::measure::{check_side, ArmRun};
 
 /// One successful client connection of a capacity arm. Times are offsets from one origin
 /// taken before the client threads start.

@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use shared::{Capacity, CertKind, KxGroup};
 
-use super::stats::nearest_rank;
-use super::ArmRun;
 use crate::arms::rustls::{start_server, TlsClient};
+use crate::arms::ArmRun;
 use crate::arms::{ArmKind, ArmSpec, Cell, HandshakeMode, SessionOptions, Tls};
 use crate::certs::CertStore;
 use crate::measure::build_arm;
+use crate::stats::nearest_rank;
 use account::{account, ClientLog, Conn};
 
 /// Untimed connections each client makes before the clock starts (primes resumption).

@@ -10,10 +10,10 @@ use shared::{Arrival, Capacity, Lateness, OpenLoop};
 use super::engine::{Attempt, Fate};
 use super::LATE_THRESHOLD;
 use crate::arms::rustls::ClientSide;
+use crate::arms::ArmRun;
 use crate::arms::ArmSpec;
 use crate::measure::capacity::account::{self as capacity, ClientLog, Conn};
-use crate::measure::stats::nearest_rank;
-use crate::measure::ArmRun;
+use crate::stats::nearest_rank;
 
 pub(super) use capacity::Report;
 

@@ -16,9 +16,9 @@ use anyhow::{bail, Context, Result};
 use shared::{Arrival, Capacity};
 
 use super::capacity::cpu_sharing;
-use super::ArmRun;
 use crate::arms::rustls::{start_server, ClientSide, TlsClient};
 use crate::arms::server::Server;
+use crate::arms::ArmRun;
 use crate::arms::{ArmKind, ArmSpec, Cell, HandshakeMode, SessionOptions};
 use crate::certs::CertStore;
 use crate::measure::build_arm;

@@ -15,7 +15,7 @@ use std::path::Path;
 use anyhow::Result;
 use shared::{Arm, CertKind, KxGroup, Protocol, Resumption, Stack};
 
-use super::plan::{PeerArm, Tool};
+use super::arm::{PeerArm, Tool};
 use super::process::ServerProcess;
 use super::ready::presents_leaf;
 use super::work::Work;
@@ -291,7 +291,7 @@ impl<'a, S: ServerStack> Servers<'a, S> {
             }
         }
         for (i, e) in std::mem::take(&mut self.errors) {
-            records[i] = Some(self.w.arms[i].error_arm(Some(self.version.to_string()), e));
+            records[i] = Some(self.w.error_arm(i, Some(self.version.to_string()), e));
         }
     }
 }

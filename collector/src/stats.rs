@@ -1,8 +1,10 @@
 //! Statistics, written once for every arm: percentiles, and the i.i.d. intervals (a
 //! distribution-free CI of the median, a bootstrap of ratios of medians) that treat
 //! every sample as independent. The evidence's intervals resample whole rounds instead
-//! ([`super::cluster`]); these stay as the reference the cluster bootstrap is tested
-//! against, and to show what the i.i.d. assumption claims on the same samples.
+//! (the cluster bootstrap of `shared::cluster`); these stay as the reference the cluster
+//! bootstrap is tested against, and to show what the i.i.d. assumption claims on the same
+//! samples. Pure functions over samples, below every layer that summarizes them (the
+//! timing loop, the stacks' own rate arms, the evidence).
 
 use shared::LatencySummary;
 

@@ -10,6 +10,8 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 
+use crate::stale::run_is_over;
+
 /// Folders that exist now and must not outlive the process (see [`remove_all_now`]).
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
@@ -74,13 +76,6 @@ impl Drop for PrivateDir {
             .unwrap_or_else(|e| e.into_inner())
             .retain(|p| p != &self.path);
     }
-}
-
-/// Whether a run with process id `pid` is over: its process is gone, or it is this
-/// process, which made nothing yet when it sweeps (after a container restart our own pid
-/// is often the same as the dead run's).
-pub fn run_is_over(pid: u32) -> bool {
-    pid == std::process::id() || !Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Removes `handshake-lab-peers-<pid>-*` folders of runs that are over (killed with

@@ -118,7 +118,7 @@ mod tests {
     /// are not always there: python3 is, where the peer tests run; skip otherwise).
     fn server(out: Output, dir: &PrivateDir) -> Option<Launched> {
         crate::peers::which("python3")?;
-        let addr = crate::peers::process::free_loopback_addr().unwrap();
+        let addr = crate::arms::peer::process::free_loopback_addr().unwrap();
         let script = format!(
             "import socket,sys,time\nprint('to stdout', flush=True)\nprint('to stderr', file=sys.stderr, flush=True)\ns=socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\ns.bind(('127.0.0.1',{}))\ns.listen()\ntime.sleep(30)",
             addr.port()
@@ -176,7 +176,7 @@ mod tests {
     #[test]
     fn a_server_that_exits_is_named_with_its_setup() {
         let dir = PrivateDir::create().unwrap();
-        let addr = crate::peers::process::free_loopback_addr().unwrap();
+        let addr = crate::arms::peer::process::free_loopback_addr().unwrap();
         let launch = Launch {
             what: "false",
             stem: "false-one".into(),

@@ -1,5 +1,5 @@
 //! One peer arm as the peer phase knows it ([`PeerArm`]), and the programs arms need
-//! ([`Tool`]): below both the plan and the work of running arms.
+//! ([`Tool`]): below both a stack's plan and the work of running its arms.
 
 use std::any::Any;
 use std::fmt;
@@ -9,8 +9,11 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use shared::{Arm, Stack};
 
-use crate::arms::ArmSpec;
-use crate::measure::{build_arm, ArmRun};
+use crate::arms::{ArmRun, ArmSpec};
+
+/// How a run becomes its evidence record (`measure::build_arm`, lent by the driver: see
+/// [`super::Lent`]).
+pub type BuildArm = fn(&ArmRun) -> Arm;
 
 /// A program a peer arm needs on PATH, and how to ask it its version.
 #[derive(Clone, Copy)]
@@ -111,8 +114,13 @@ impl PeerArm {
 
     /// The evidence record of a measured latency arm: the shared statistics of `run`,
     /// under this arm's identity (id, stacks, window, peer version).
-    pub fn measured_arm(&self, peer_version: Option<String>, run: &ArmRun) -> Arm {
-        let who = self.empty_arm(peer_version);
+    pub fn measured_arm(
+        &self,
+        build_arm: BuildArm,
+        peer_version: Option<String>,
+        run: &ArmRun,
+    ) -> Arm {
+        let who = self.empty_arm(build_arm, peer_version);
         Arm {
             id: who.id,
             stack: who.stack,
@@ -125,7 +133,7 @@ impl PeerArm {
     }
 
     /// The arm's evidence record before anything is measured: nothing attempted.
-    pub fn empty_arm(&self, peer_version: Option<String>) -> Arm {
+    pub fn empty_arm(&self, build_arm: BuildArm, peer_version: Option<String>) -> Arm {
         let mut arm = build_arm(&ArmRun::new(self.spec, 0));
         let (stack, client, server) = self.stacks;
         arm.id = self.id.clone();
@@ -140,8 +148,13 @@ impl PeerArm {
     }
 
     /// The arm's record with `error` set.
-    pub fn error_arm(&self, peer_version: Option<String>, error: String) -> Arm {
-        let mut arm = self.empty_arm(peer_version);
+    pub fn error_arm(
+        &self,
+        build_arm: BuildArm,
+        peer_version: Option<String>,
+        error: String,
+    ) -> Arm {
+        let mut arm = self.empty_arm(build_arm, peer_version);
         arm.error = Some(error);
         arm
     }

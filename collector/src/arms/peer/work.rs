@@ -1,5 +1,6 @@
 //! What a stack's arms get while they run ([`Work`]): the run's settings, the plan, the
-//! private folder and files, the tools found, and the shared latency loop.
+//! private folder and files, the tools found, and what the driver lends from above
+//! (the shared timing loop, the evidence record of a run: [`Lent`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,14 +10,12 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use shared::{Arm, CertKind};
 
-use super::arm::PeerArm;
+use super::arm::{BuildArm, PeerArm};
 use super::files::PemFiles;
 use super::private_dir::PrivateDir;
 use super::PeerArgs;
-use crate::arms::{ArmSpec, Session};
+use crate::arms::{ArmRun, ArmSpec, Plan, Session};
 use crate::certs::CertStore;
-use crate::measure::{self, Plan};
-use crate::progress::Progress;
 
 /// The run's settings the peer phase needs.
 pub struct Context<'a> {
@@ -30,7 +29,22 @@ pub struct Context<'a> {
 }
 
 /// A program looked up on PATH: its path and version, or why it cannot run.
-pub(super) type Found = std::result::Result<(PathBuf, String), String>;
+pub(crate) type Found = std::result::Result<(PathBuf, String), String>;
+
+/// The shared timing loop as the driver lends it: measures started sessions interleaved
+/// in rounds recorded as the given group, with a progress display, until done or stopped;
+/// every arm's run, in order.
+pub type TimingLoop =
+    fn(&mut [(ArmSpec, Box<dyn Session>)], &Plan, &str, &AtomicBool) -> Vec<ArmRun>;
+
+/// What the peer phase driver (`crate::peers`) lends the stacks from the layers above
+/// `arms`: the timing loop and how a run becomes an evidence record. A stack reaches them
+/// through [`Work`] only, so it never names those layers.
+#[derive(Clone, Copy)]
+pub struct Lent {
+    pub timing_loop: TimingLoop,
+    pub build_arm: BuildArm,
+}
 
 /// Everything a stack's arms need while they run.
 pub struct Work<'a> {
@@ -41,7 +55,8 @@ pub struct Work<'a> {
     pub dir: &'a PrivateDir,
     pub files: &'a BTreeMap<CertKind, PemFiles>,
     pub store: &'a CertStore,
-    pub(super) tools: &'a BTreeMap<&'static str, Found>,
+    pub(crate) tools: &'a BTreeMap<&'static str, Found>,
+    pub lent: Lent,
 }
 
 impl Work<'_> {
@@ -79,20 +94,27 @@ impl Work<'_> {
             .into_iter()
             .map(|(i, s)| (self.arms[i].spec, s))
             .collect();
-        let specs: Vec<ArmSpec> = sessions.iter().map(|(s, _)| *s).collect();
-        let progress = Progress::new(&specs, self.plan.samples);
-        let runs = measure::run(
-            &mut sessions,
-            self.plan,
-            round_group,
-            &progress,
-            self.ctx.stop,
-        );
-        progress.finish();
+        let runs = (self.lent.timing_loop)(&mut sessions, self.plan, round_group, self.ctx.stop);
         for (&i, run) in which.iter().zip(runs) {
             if run.attempted > 0 {
-                records[i] = Some(self.arms[i].measured_arm(Some(version.to_string()), &run));
+                records[i] = Some(self.measured_arm(i, Some(version.to_string()), &run));
             }
         }
+    }
+
+    /// The evidence record of arm `i`'s measured `run`, under its identity (see
+    /// [`PeerArm::measured_arm`]).
+    pub fn measured_arm(&self, i: usize, peer_version: Option<String>, run: &ArmRun) -> Arm {
+        self.arms[i].measured_arm(self.lent.build_arm, peer_version, run)
+    }
+
+    /// Arm `i`'s record before anything is measured (see [`PeerArm::empty_arm`]).
+    pub fn empty_arm(&self, i: usize, peer_version: Option<String>) -> Arm {
+        self.arms[i].empty_arm(self.lent.build_arm, peer_version)
+    }
+
+    /// Arm `i`'s record with `error` set.
+    pub fn error_arm(&self, i: usize, peer_version: Option<String>, error: String) -> Arm {
+        self.arms[i].error_arm(self.lent.build_arm, peer_version, error)
     }
 }
