@@ -11,6 +11,8 @@
 //! - [`native`]: the page's whole data path without a browser: load, validate, derive
 //!   every table and chart and draw them on a recorder (for the fuzzer and the
 //!   hostile-file tests; native builds only).
+//! - [`written`]: the landing run's cards and charts as `cargo xtask site` writes them
+//!   into the page (native builds only).
 
 pub mod data;
 
@@ -19,6 +21,8 @@ pub mod charts;
 mod components;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod written;
 
 /// Entry point called by the JS glue when the module is loaded.
 #[cfg(target_arch = "wasm32")]

@@ -38,7 +38,8 @@ pub fn run(args: &[String]) -> Result<std::process::ExitCode> {
     })
 }
 
-/// Prints the cycles of each of `crates`; true when any crate has a file-level cycle.
+/// Prints the cycles of each of `crates`; true when any crate has one, between files or
+/// between its top-level modules.
 pub fn check(crates: &[&str]) -> Result<bool> {
     let root = crate::tools::root();
     let mut any = false;
@@ -59,7 +60,7 @@ pub fn check(crates: &[&str]) -> Result<bool> {
         for c in &top {
             println!("    {}", c.join(" → "));
         }
-        any |= !files.is_empty();
+        any |= !files.is_empty() || !top.is_empty();
     }
     Ok(any)
 }

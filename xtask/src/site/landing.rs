@@ -13,7 +13,7 @@ const STATIC_HEAD: &str = "<!-- static head -->";
 /// `page` naming the head of the run it opens on ([`viewer::data::pick::landing_head`])
 /// as `<link id="landing-head">` (the browser fetches it while the viewer loads, and the
 /// viewer draws the headline from it in its first view), with that run's cards written in
-/// ([`viewer::data::head_html::static_head`], from the head `read` gives for its URL).
+/// ([`viewer::written::static_head`], from the head `read` gives for its URL).
 /// Unchanged when there is no run.
 pub(super) fn with_landing_head(
     page: &str,
@@ -27,7 +27,7 @@ pub(super) fn with_landing_head(
         bail!("index.html no longer has `{HISTORY_PRELOAD}` and `{STATIC_HEAD}`");
     }
     let page = match read(&url) {
-        Some(head) => page.replacen(STATIC_HEAD, &viewer::data::head_html::static_head(&head), 1),
+        Some(head) => page.replacen(STATIC_HEAD, &viewer::written::static_head(&head), 1),
         None => page.to_string(),
     };
     let attr = viewer::data::head_html::text(&url);
