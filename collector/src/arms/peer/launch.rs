@@ -120,7 +120,7 @@ mod tests {
         crate::peers::which("python3")?;
         let addr = crate::arms::peer::process::free_loopback_addr().unwrap();
         let script = format!(
-            "import socket,sys,time\nprint('to stdout', flush=True)\nprint('to stderr', file=sys.stderr, flush=True)\ns=socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\ns.bind(('127.0.0.1',{}))\ns.listen()\ntime.sleep(30)",
+            "import socket,sys,time\nprint('to stdout', flush=True)\nprint('to stderr', file=sys.stderr, flush=True)\ns=socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\ns.bind(('127.0.0.1',{}))\ns.listen()\nt=time.time()\nwhile time.time()-t<30:\n  c,_=s.accept()\n  c.sendall(b'launch-test')\n  c.close()",
             addr.port()
         );
         let mut cmd = Command::new("python3");
@@ -132,8 +132,14 @@ mod tests {
             addr,
             output: out,
         };
+        // Ready when this script answers (not when anything listens on the port: a port
+        // picked free may be taken by another test's listener meanwhile, which answered
+        // before this script had written its lines).
         let ready = |a: SocketAddr| -> Result<()> {
-            std::net::TcpStream::connect(a)?;
+            use std::io::Read;
+            let mut said = Vec::new();
+            std::net::TcpStream::connect(a)?.read_to_end(&mut said)?;
+            anyhow::ensure!(said == b"launch-test", "another listener");
             Ok(())
         };
         Some(
