@@ -53,7 +53,8 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
                     "{USAGE}\n\n\
                      Builds the static results site from the evidence in each --results folder\n\
                      (default: results/; several folders, e.g. one per lab box, make one site: a run\n\
-                     is taken once, and two different files of one name or one run id are an error)\n\
+                     met again in a later folder is taken once, and two different files of one\n\
+                     name or one run id in two folders are an error)\n\
                      into --out (default: target/site). Building again over a site this command\n\
                      built updates it: unchanged evidence files are not read again, runs that are\n\
                      gone are removed. Serve it with `cargo xtask serve`, or copy it to any static host."

@@ -72,8 +72,9 @@ fn read_capped(path: &Path, cap: u64) -> Result<String> {
 }
 
 /// The runs of `folders`, in order: each folder's `index.json` order and previews, then
-/// the files it does not list. A file met again in a later folder (same name, or same
-/// run id) is taken once if its bytes are the same, else the build stops naming both.
+/// the files it does not list. A run met again in a later folder (same file name, or same
+/// run id) is taken once if its bytes are the same, else the build stops naming both
+/// files. Within one folder every file is taken (copies of one run are runs of their own).
 pub fn gather(folders: &[PathBuf], cap: u64) -> Result<Vec<Source>> {
     let mut out: Vec<Source> = Vec::new();
     for folder in folders {
@@ -88,9 +89,12 @@ pub fn gather(folders: &[PathBuf], cap: u64) -> Result<Vec<Source>> {
                 folder: folder.clone(),
                 entry,
             };
+            // Within one folder every file is a run of its own, as in a site of one
+            // folder; between folders a file name or a run id is met again.
             let same = |s: &&Source| {
-                s.entry.file == new.entry.file
-                    || (!new.entry.run_id.is_empty() && s.entry.run_id == new.entry.run_id)
+                s.folder != new.folder
+                    && (s.entry.file == new.entry.file
+                        || (!new.entry.run_id.is_empty() && s.entry.run_id == new.entry.run_id))
             };
             let Some(taken) = out.iter().find(same) else {
                 out.push(new);

@@ -253,6 +253,14 @@ fn folders_merge_into_one_site_each_run_once_and_a_conflict_names_both_files() {
         err.contains(&box2.join("one.json").display().to_string()),
         "{err}"
     );
+    // Within one folder, copies of one run are each a run (as a site of one folder was).
+    std::fs::write(
+        box2.join("one.json"),
+        run("20261201T000000Z-two-0000").to_json(),
+    )
+    .unwrap();
+    let (index, _, _) = build_from(std::slice::from_ref(&box2), &to, MAX_FILE_BYTES).unwrap();
+    assert_eq!(index.runs.len(), 2);
     // A folder that does not exist is named.
     let err = format!(
         "{:#}",
