@@ -85,6 +85,18 @@ mod tests {
     }
 
     #[test]
+    fn the_program_is_named_by_its_own_executable() {
+        // The executable's length, read from the file system, opens the identity: a
+        // constant would let a rebuilt xtask reuse what an older one wrote.
+        let len = std::fs::metadata(std::env::current_exe().unwrap())
+            .unwrap()
+            .len();
+        let p = program();
+        assert!(p.starts_with(&format!("{len}-")), "{p} for {len} bytes");
+        assert_eq!(p.len(), format!("{len}-").len() + 32, "{p}");
+    }
+
+    #[test]
     fn a_record_of_another_program_or_none_reuses_nothing() {
         let dir = std::env::temp_dir().join(format!("xtask-built-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
