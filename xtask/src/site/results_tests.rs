@@ -271,3 +271,50 @@ fn folders_merge_into_one_site_each_run_once_and_a_conflict_names_both_files() {
         "{err}"
     );
 }
+
+#[test]
+fn a_folders_index_orders_its_runs_and_only_its_other_json_files_join_them() {
+    let results = scratch("idx-results");
+    let to = scratch("idx-to");
+    std::fs::write(
+        results.join("a.json"),
+        run("20261201T000000Z-a-0000").to_json(),
+    )
+    .unwrap();
+    std::fs::write(
+        results.join("b.json"),
+        run("20261201T000000Z-b-0000").to_json(),
+    )
+    .unwrap();
+    std::fs::write(results.join("notes.txt"), "not evidence").unwrap();
+    // The index lists b only, under a host name of its own: b first, as listed, then a.
+    std::fs::write(
+        results.join("index.json"),
+        r#"{"runs":[{"file":"b.json","run_id":"20261201T000000Z-b-0000","host":"listed","started_at":"2026-12-01T00:00:00Z","complete":true}]}"#,
+    )
+    .unwrap();
+    let (index, _, _) = build_once(&results, &to, MAX_FILE_BYTES).unwrap();
+    let files: Vec<(&str, &str)> = index
+        .runs
+        .iter()
+        .map(|e| (e.file.as_str(), e.host.as_str()))
+        .collect();
+    assert_eq!(files, [("b.json", "listed"), ("a.json", "sample-host")]);
+    // A file of the site's results/ that is not a run's stays where it is.
+    std::fs::write(to.join("keep.txt"), "mine").unwrap();
+    build_once(&results, &to, MAX_FILE_BYTES).unwrap();
+    assert!(to.join("keep.txt").is_file());
+}
+
+#[test]
+fn a_file_of_exactly_the_cap_is_taken() {
+    let results = scratch("cap-results");
+    let to = scratch("cap-to");
+    // Both 11 bytes: the index and a (not valid evidence) run file.
+    std::fs::write(results.join("a.json"), r#"{"x":12345}"#).unwrap();
+    std::fs::write(results.join("index.json"), r#"{"runs":[]}"#).unwrap();
+    let (index, _, _) = build_once(&results, &to, 11).unwrap();
+    assert_eq!(index.runs.len(), 1);
+    std::fs::remove_file(results.join("index.json")).unwrap();
+    assert!(build_once(&results, &to, 10).is_err(), "a.json is 11 bytes");
+}
