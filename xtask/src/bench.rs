@@ -20,7 +20,7 @@ use anyhow::{bail, Context, Result};
 use serde_json::{json, Value};
 
 use crate::serve::{accept_loop, bind, Limits};
-use crate::site;
+use crate::site_build;
 use crate::tools::{ensure_apt, root, step};
 
 // The browser tests' WebDriver client, shared: the bench uses a part of it, the rest
@@ -77,14 +77,14 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         let _ = std::fs::remove_dir_all(&out);
         write_copies(&text, &ev, n, &results)?;
         let started = Instant::now();
-        site::build(std::slice::from_ref(&results), &out)?;
+        site_build::build(std::slice::from_ref(&results), &out)?;
         let cold = started.elapsed();
         // One more run (the folder written again: the other files' contents are the same).
         write_copies(&text, &ev, n + 1, &results)?;
         let started = Instant::now();
-        site::build(std::slice::from_ref(&results), &out)?;
+        site_build::build(std::slice::from_ref(&results), &out)?;
         let one_more = started.elapsed();
-        let history = std::fs::metadata(out.join("results").join(site::HISTORY))
+        let history = std::fs::metadata(out.join("results").join(site_build::HISTORY))
             .map(|m| m.len())
             .unwrap_or(0);
         let (total, largest) = site_size(&out)?;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use crate::tools::{cargo, root, status, step};
-use crate::{serve, site};
+use crate::{serve, site_build};
 
 pub fn run(args: &[String]) -> Result<ExitCode> {
     let (own, passthrough): (&[String], Vec<&String>) = match args.iter().position(|a| a == "--") {
@@ -66,8 +66,8 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         results.display(),
         results.join("index.json").display()
     ));
-    let out = site::default_out();
-    site::build(std::slice::from_ref(&results), &out)?;
+    let out = site_build::default_out();
+    site_build::build(std::slice::from_ref(&results), &out)?;
     if no_serve {
         step(format!(
             "not serving (--no-serve); serve it with `cargo xtask serve {}`",

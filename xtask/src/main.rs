@@ -9,7 +9,7 @@ mod cycles;
 mod fuzz;
 mod lab;
 mod serve;
-mod site;
+mod site_build;
 mod test;
 mod tools;
 mod wasm;
@@ -76,7 +76,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("lab") => lab::run(&args[1..]),
         Some("test") => test::run(&args[1..]),
-        Some("site") => site::run(&args[1..]),
+        Some("site") => site_build::run(&args[1..]),
         Some("serve") => serve::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),

@@ -22,7 +22,7 @@ use http::{Answer, HeadError};
 
 use anyhow::{bail, Context, Result};
 
-use crate::site;
+use crate::site_build;
 
 /// The port `cargo xtask lab` tries first.
 pub const DEFAULT_PORT: u16 = 8000;
@@ -43,7 +43,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
             path => dir = Some(PathBuf::from(path)),
         }
     }
-    serve(&dir.unwrap_or_else(site::default_out), port)?;
+    serve(&dir.unwrap_or_else(site_build::default_out), port)?;
     Ok(ExitCode::SUCCESS)
 }
 

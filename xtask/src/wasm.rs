@@ -1,5 +1,5 @@
 //! Building the viewer's wasm and its JS glue, on the pinned stable toolchain
-//! (rust-toolchain.toml): no `RUSTC_BOOTSTRAP`, no `-Z` flag, no post-link optimiser.
+//! (rust-toolchain.toml): stable features and flags only, no post-link optimiser.
 //!
 //! The wasm-bindgen step runs in-process through `wasm-bindgen-cli-support`, pinned with
 //! `=` to the same version as the viewer's `wasm-bindgen`, so it is always the version in

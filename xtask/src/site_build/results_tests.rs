@@ -1,5 +1,5 @@
 use super::*;
-use crate::site::MAX_FILE_BYTES;
+use crate::site_build::MAX_FILE_BYTES;
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("xtask-results-{name}-{}", std::process::id()));
@@ -30,6 +30,11 @@ fn build_from(
     let made = copy_results(&sources, to, &mut built)?;
     built.write(&record)?;
     Ok(made)
+}
+
+/// Writes `run(id)` into `dir` as `file`.
+fn put(dir: &Path, file: &str, id: &str) {
+    std::fs::write(dir.join(file), run(id).to_json()).unwrap();
 }
 
 /// A valid run with its own id.
@@ -107,16 +112,8 @@ fn the_history_lists_every_run_in_index_order_and_each_valid_run_has_a_summary()
 fn an_unchanged_file_is_reused_a_changed_one_rebuilt_and_a_removed_one_removed() {
     let results = scratch("inc-results");
     let to = scratch("inc-to");
-    std::fs::write(
-        results.join("a.json"),
-        run("20261201T000000Z-a-0000").to_json(),
-    )
-    .unwrap();
-    std::fs::write(
-        results.join("b.json"),
-        run("20261201T000000Z-b-0000").to_json(),
-    )
-    .unwrap();
+    put(&results, "a.json", "20261201T000000Z-a-0000");
+    put(&results, "b.json", "20261201T000000Z-b-0000");
     std::fs::write(results.join("c.json"), "{").unwrap();
     let (_, first, done) = build_once(&results, &to, MAX_FILE_BYTES).unwrap();
     assert_eq!(
@@ -177,11 +174,7 @@ fn an_unchanged_file_is_reused_a_changed_one_rebuilt_and_a_removed_one_removed()
 fn a_record_of_another_program_rebuilds_every_run() {
     let results = scratch("prog-results");
     let to = scratch("prog-to");
-    std::fs::write(
-        results.join("a.json"),
-        run("20261201T000000Z-a-0000").to_json(),
-    )
-    .unwrap();
+    put(&results, "a.json", "20261201T000000Z-a-0000");
     build_once(&results, &to, MAX_FILE_BYTES).unwrap();
     let sources = gather(std::slice::from_ref(&results), MAX_FILE_BYTES).unwrap();
     let mut built = Built::read(&to.with_extension("record"), "another build of xtask");
@@ -195,17 +188,9 @@ fn folders_merge_into_one_site_each_run_once_and_a_conflict_names_both_files() {
     let box2 = scratch("merge-box2");
     let to = scratch("merge-to");
     let shared_run = run("20261201T000000Z-both-0000").to_json();
-    std::fs::write(
-        box1.join("one.json"),
-        run("20261201T000000Z-one-0000").to_json(),
-    )
-    .unwrap();
+    put(&box1, "one.json", "20261201T000000Z-one-0000");
     std::fs::write(box1.join("both.json"), &shared_run).unwrap();
-    std::fs::write(
-        box2.join("two.json"),
-        run("20261201T000000Z-two-0000").to_json(),
-    )
-    .unwrap();
+    put(&box2, "two.json", "20261201T000000Z-two-0000");
     // The same run under another name in the second folder: taken once.
     std::fs::write(box2.join("both-copy.json"), &shared_run).unwrap();
     let (index, history, _) =
@@ -236,11 +221,7 @@ fn folders_merge_into_one_site_each_run_once_and_a_conflict_names_both_files() {
     );
     // Two different files of one name.
     std::fs::remove_file(box2.join("both-copy.json")).unwrap();
-    std::fs::write(
-        box2.join("one.json"),
-        run("20261201T000000Z-three-0000").to_json(),
-    )
-    .unwrap();
+    put(&box2, "one.json", "20261201T000000Z-three-0000");
     let err = format!(
         "{:#}",
         build_from(&[box1.clone(), box2.clone()], &to, MAX_FILE_BYTES).unwrap_err()
@@ -254,11 +235,7 @@ fn folders_merge_into_one_site_each_run_once_and_a_conflict_names_both_files() {
         "{err}"
     );
     // Within one folder, copies of one run are each a run (as a site of one folder was).
-    std::fs::write(
-        box2.join("one.json"),
-        run("20261201T000000Z-two-0000").to_json(),
-    )
-    .unwrap();
+    put(&box2, "one.json", "20261201T000000Z-two-0000");
     let (index, _, _) = build_from(std::slice::from_ref(&box2), &to, MAX_FILE_BYTES).unwrap();
     assert_eq!(index.runs.len(), 2);
     // A folder that does not exist is named.
@@ -276,16 +253,8 @@ fn folders_merge_into_one_site_each_run_once_and_a_conflict_names_both_files() {
 fn a_folders_index_orders_its_runs_and_only_its_other_json_files_join_them() {
     let results = scratch("idx-results");
     let to = scratch("idx-to");
-    std::fs::write(
-        results.join("a.json"),
-        run("20261201T000000Z-a-0000").to_json(),
-    )
-    .unwrap();
-    std::fs::write(
-        results.join("b.json"),
-        run("20261201T000000Z-b-0000").to_json(),
-    )
-    .unwrap();
+    put(&results, "a.json", "20261201T000000Z-a-0000");
+    put(&results, "b.json", "20261201T000000Z-b-0000");
     std::fs::write(results.join("notes.txt"), "not evidence").unwrap();
     // The index lists b only, under a host name of its own: b first, as listed, then a.
     std::fs::write(
