@@ -136,7 +136,7 @@ fn open(name: &str) -> (MutexGuard<'static, ()>, Server, Browser) {
     );
     browser.click("#cdf-section > summary");
     browser.wait_for(
-        "the CDF from the whole files",
+        "the CDF from the picked arms' samples",
         "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws \
          && !document.querySelector('#cdf-loading')",
     );
@@ -547,13 +547,13 @@ fn bad_files_show_their_error_and_the_good_files_still_render() {
     assert!(
         errors
             .iter()
-            .any(|e| e.starts_with("results/broken.json: not valid JSON at line 4, column 0")),
+            .any(|e| e.starts_with("results/broken.json.gz: not valid JSON at line 4, column 0")),
         "{errors:?}"
     );
     assert!(
         errors.iter().any(|e| {
             e.starts_with(
-            "results/future.json: schema version 3 is newer than this build reads (versions 1 to 2)"
+            "results/future.json.gz: schema version 3 is newer than this build reads (versions 1 to 2)"
         )
         }),
         "{errors:?}"
@@ -601,7 +601,7 @@ fn one_file_opens_by_url() {
     let _g = one_at_a_time();
     let server = Server::start(&fx.www);
     let browser = Browser::start(profile("by-url"), 1400, 1800, &[]);
-    browser.goto(&format!("{}site/?run=results/xss.json", server.url));
+    browser.goto(&format!("{}site/?run=results/xss.json.gz", server.url));
     let hosts = browser.wait_for(
         "the one run",
         "[...document.querySelectorAll('#run-list td.host')].map(td => td.textContent)",

@@ -216,7 +216,7 @@ fn the_scale_switch_redraws_the_latency_charts_and_back() {
     // The CDF is folded until opened (it fetches the raw samples then).
     browser.click("#cdf-section > summary");
     browser.wait_for(
-        "the CDF drawn from the whole files",
+        "the CDF drawn from the picked arms' samples",
         "document.querySelector('#chart-cdf') && document.querySelector('#chart-cdf').dataset.draws \
          && !document.querySelector('#cdf-loading')",
     );

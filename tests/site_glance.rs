@@ -145,7 +145,7 @@ fn the_landing_runs_cards_are_in_the_page_before_the_viewer_and_give_way_to_its_
         .expect("the cards are in the page");
     let written = &page[start..start + page[start..].find("</main>").unwrap()];
     assert!(written.contains("<code>d2</code>"), "{written}");
-    assert!(page.contains("id=\"landing-head\" href=\"results/heads/d2.json\""));
+    assert!(page.contains("id=\"landing-head\" href=\"results/heads/d2.json.gz\""));
     let numbers = big_numbers(written);
     assert!(!numbers.is_empty(), "{written}");
     // With the two headline charts, drawn as SVG by the viewer's chart code.

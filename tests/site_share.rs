@@ -74,7 +74,7 @@ fn open_at(server: &Server, profile: &str, url: &str) -> Browser {
 }
 
 /// Waits until the CDF has drawn a curve for every picked arm. It first draws from the
-/// summaries (no samples: no curve), then again once the whole files are in; reading the
+/// summaries (no samples: no curve), then again once the arms' samples are in; reading the
 /// state between the two draws would compare a half-loaded view.
 fn cdf_settled(browser: &Browser) {
     browser.wait_for(

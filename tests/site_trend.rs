@@ -54,20 +54,32 @@ fn pixels(browser: &Browser, rgb: [u8; 3]) -> u64 {
         .unwrap()
 }
 
-/// Files of `folder` (`results/` for the evidence itself, `results/summaries/` for the
-/// runs' summaries; not the index or the history) the page has requested so far.
+/// Files of `folder` (`results/` for the whole evidence files, `results/summaries/` for
+/// the runs' summaries; not the index or the history) the page has requested so far.
 fn fetched_from(browser: &Browser, folder: &str) -> Value {
     browser.exec(
         "return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname) \
          .filter(p => p.startsWith(arguments[0]) && !p.slice(arguments[0].length).includes('/')) \
          .map(p => p.split('/').pop()) \
-         .filter(n => n.endsWith('.json') && n !== 'index.json' && n !== 'history.json').sort();",
+         .filter(n => n.endsWith('.json.gz')).sort();",
         json!([folder]),
     )
 }
 
 fn evidence_fetched(browser: &Browser) -> Value {
     fetched_from(browser, "/site/results/")
+}
+
+/// The arms' sample files the page has requested so far (`run/index.json.gz`, under
+/// `results/raw/`).
+fn raw_fetched(browser: &Browser) -> Vec<String> {
+    let v = browser.exec(
+        "return performance.getEntriesByType('resource').map(e => new URL(e.name).pathname) \
+         .filter(p => p.startsWith('/site/results/raw/')) \
+         .map(p => p.split('/').slice(-2).join('/')).sort();",
+        json!([]),
+    );
+    serde_json::from_value(v).unwrap()
 }
 
 #[test]
@@ -128,9 +140,10 @@ fn the_trend_marks_each_hosts_changes_and_raw_files_wait_for_the_cdf() {
     // (the newest, b2), and no evidence file was fetched.
     assert_eq!(
         fetched_from(&browser, "/site/results/summaries/"),
-        json!(["b2.json"])
+        json!(["b2.json.gz"])
     );
     assert_eq!(evidence_fetched(&browser), json!([]));
+    assert!(raw_fetched(&browser).is_empty());
 
     // Hosts are picked: without beta, its rows and its green ring go.
     browser.click("#trend-section input[data-host='beta']");
@@ -141,17 +154,21 @@ fn the_trend_marks_each_hosts_changes_and_raw_files_wait_for_the_cdf() {
     assert_eq!(pixels(&browser, green), 0, "no faster mark without beta");
     assert!(pixels(&browser, red) > 0);
 
-    // Opening the CDF fetches the detail run's file (the newest: b2), and only that.
+    // Opening the CDF fetches the samples of the arms it draws, of the detail run (the
+    // newest: b2), one small file each (its full and its resumed arm), and no whole file.
     browser.click("#cdf-section > summary");
     browser.wait_for(
         "the CDF drawn from b2's samples",
         "document.querySelector('#chart-cdf') \
-         && Number(document.querySelector('#chart-cdf').dataset.items) > 0",
+         && Number(document.querySelector('#chart-cdf').dataset.items) === 2",
     );
-    assert_eq!(evidence_fetched(&browser), json!(["b2.json"]));
+    let raw = raw_fetched(&browser);
+    assert_eq!(raw.len(), 2, "{raw:?}");
+    assert!(raw.iter().all(|f| f.starts_with("b2/")), "{raw:?}");
+    assert_eq!(evidence_fetched(&browser), json!([]));
 
-    // Picking a1 into the detail view fetches its summary, then (the CDF is open) its
-    // file; the other runs stay in brief.
+    // Picking a1 into the detail view fetches its summary, then (the CDF is open) the
+    // samples of the arms it draws; the other runs stay in brief.
     browser.click("#run-list tbody tr:first-child input.detail-pick");
     browser.wait_for(
         "a1 and b2 side by side",
@@ -160,11 +177,11 @@ fn the_trend_marks_each_hosts_changes_and_raw_files_wait_for_the_cdf() {
     );
     assert_eq!(
         fetched_from(&browser, "/site/results/summaries/"),
-        json!(["a1.json", "b2.json"])
+        json!(["a1.json.gz", "b2.json.gz"])
     );
     browser.wait_for(
-        "a1's file fetched for the CDF",
-        "performance.getEntriesByType('resource').some(e => e.name.endsWith('/results/a1.json'))",
+        "a1's samples fetched for the CDF",
+        "performance.getEntriesByType('resource').some(e => e.name.includes('/results/raw/a1/'))",
     );
-    assert_eq!(evidence_fetched(&browser), json!(["a1.json", "b2.json"]));
+    assert_eq!(evidence_fetched(&browser), json!([]));
 }

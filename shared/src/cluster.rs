@@ -209,10 +209,26 @@ pub fn run_ratio(
     resamples: usize,
     rng: &mut fastrand::Rng,
 ) -> Option<RunRatio> {
+    run_ratio_of(
+        (old, &old.samples_us),
+        (new, &new.samples_us),
+        resamples,
+        rng,
+    )
+}
+
+/// [`run_ratio`] with each arm's samples given beside it (a page holds a run's summary and
+/// fetches an arm's samples on their own).
+pub fn run_ratio_of(
+    (old, old_samples): (&crate::Arm, &[f64]),
+    (new, new_samples): (&crate::Arm, &[f64]),
+    resamples: usize,
+    rng: &mut fastrand::Rng,
+) -> Option<RunRatio> {
     let ratio = new.latency_us?.p50 / old.latency_us?.p50;
     let (ro, rn) = (
-        split(&old.samples_us, &old.samples_per_round),
-        split(&new.samples_us, &new.samples_per_round),
+        split(old_samples, &old.samples_per_round),
+        split(new_samples, &new.samples_per_round),
     );
     let no_ci = unavailable(ro.as_deref())
         .map(|w| format!("OLD: {w}"))

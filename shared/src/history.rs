@@ -4,8 +4,8 @@
 //! The run list and the trend need, per run, only its card line (id, host, start, tool,
 //! complete) and per arm its p50 and the p50's 95% CI; filters and pickers need each
 //! arm's id and facets, which are the same in every run and so are listed once. A run's
-//! whole summary (`summaries/<file>`) is fetched only when a view shows that run, and its
-//! raw samples (the evidence file itself) only when a view needs them. At 121 arms a run
+//! whole summary (`summaries/<file>`) is fetched only when a view shows that run, and an
+//! arm's raw samples (`raw/<run>/<arm index>.json.gz`) only when the CDF draws that arm. At 121 arms a run
 //! is about 3 KB here against 317 KB of summary (`cargo xtask bench` on a default run:
 //! 310,510 bytes of history for 100 runs).
 
@@ -65,7 +65,7 @@ pub struct ArmKey {
 }
 
 /// One run in brief. Written as an array, `[file, run_id, host, started_at, complete,
-/// tool, arms, kind, setup]`.
+/// tool, arms, kind, setup, raw]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "RunBriefRow", into = "RunBriefRow")]
 pub struct RunBrief {
@@ -85,6 +85,11 @@ pub struct RunBrief {
     pub kind: Option<RunKind>,
     /// The setup fingerprint ([`Evidence::setup`]); empty in an older history.
     pub setup: Setup,
+    /// Whether the site holds this run's raw data (its whole evidence file and each arm's
+    /// samples, `raw/<run>/<arm index>.json.gz`); false for a run `cargo xtask site
+    /// --max-raw-runs` left them out of (its summary and head stay). True in an older
+    /// history.
+    pub raw: bool,
 }
 
 /// One arm of one run: `[index into History::arms, p50 µs, 95% CI of the p50]`. The p50
@@ -133,11 +138,16 @@ struct RunBriefRow(
     Vec<BriefArm>,
     #[serde(default)] Option<RunKind>,
     #[serde(default)] Setup,
+    #[serde(default = "kept")] bool,
 );
+
+fn kept() -> bool {
+    true
+}
 
 impl From<RunBriefRow> for RunBrief {
     fn from(r: RunBriefRow) -> RunBrief {
-        let RunBriefRow(file, run_id, host, started_at, complete, tool, arms, kind, setup) = r;
+        let RunBriefRow(file, run_id, host, started_at, complete, tool, arms, kind, setup, raw) = r;
         RunBrief {
             file,
             run_id,
@@ -148,6 +158,7 @@ impl From<RunBriefRow> for RunBrief {
             arms,
             kind,
             setup,
+            raw,
         }
     }
 }
@@ -164,6 +175,7 @@ impl From<RunBrief> for RunBriefRow {
             b.arms,
             b.kind,
             b.setup,
+            b.raw,
         )
     }
 }
@@ -201,6 +213,7 @@ impl RunBrief {
                 .collect(),
             kind: Some(ev.kind()),
             setup: ev.setup(),
+            raw: true,
         }
     }
 }
@@ -224,6 +237,13 @@ impl HistoryBuilder {
             })
         });
         self.history.runs.push(brief);
+    }
+
+    /// Marks the run added last as one whose raw data the site left out.
+    pub fn without_raw(&mut self) {
+        if let Some(r) = self.history.runs.last_mut() {
+            r.raw = false;
+        }
     }
 
     /// Records `file` as listed but not valid evidence.
@@ -326,6 +346,23 @@ mod tests {
             .unwrap();
         assert_eq!(h.runs[0].kind, None);
         assert!(h.runs[0].setup.is_empty());
+        assert!(h.runs[0].raw, "an older history's runs have their raw data");
+    }
+
+    #[test]
+    fn a_run_without_raw_data_says_so_and_round_trips() {
+        let mut b = HistoryBuilder::default();
+        b.run("a.json", &sample::evidence());
+        b.run("b.json", &sample::evidence());
+        b.without_raw();
+        let h = b.finish();
+        assert_eq!(
+            h.runs.iter().map(|r| r.raw).collect::<Vec<_>>(),
+            [true, false]
+        );
+        let text = h.to_json();
+        assert!(text.contains(",false]"), "{text}");
+        assert_eq!(History::from_json(&text).unwrap(), h);
     }
 
     #[test]

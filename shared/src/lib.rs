@@ -16,6 +16,7 @@ pub mod order;
 pub mod packed;
 pub mod placement;
 pub mod probe;
+mod raw;
 pub mod schema;
 pub mod search;
 pub mod setup;
@@ -33,6 +34,7 @@ pub use link::{Link, LinkCounts, TcpCounters};
 pub use open_loop::{Lateness, OpenLoop};
 pub use placement::{ArmPlacement, RunPlacement, Tracing};
 pub use probe::{Capability, CertVerification, CertificateTrust, ServerProbe};
+pub use raw::ArmSamples;
 pub use schema::*;
 pub use setup::{Affects, Setup, SetupDifference};
 pub use validate::{

@@ -29,8 +29,10 @@ pub struct Evidence {
     pub arms: Vec<Arm>,
     pub comparisons: Vec<Comparison>,
     /// Public-key primitives timed in the same run with the same crypto provider, from
-    /// which each arm's `crypto_floor_us` can be recomputed.
+    /// which each arm's `crypto_floor_us` can be recomputed. (The viewer's wasm build does
+    /// not read them: the arms carry their floors.)
     #[serde(default)]
+    #[cfg(not(target_arch = "wasm32"))]
     pub primitives: Vec<Primitive>,
     /// One hop between two threads over loopback, measured in the same run: the unit
     /// of waiting in each arm's phase decomposition.
@@ -328,7 +330,9 @@ pub struct Arm {
     #[serde(default)]
     pub client_threads: Option<u64>,
     /// What the client negotiated ("protocol / cipher suite / group") → timed connections.
+    /// (The viewer's wasm build does not read it.)
     #[serde(default)]
+    #[cfg(not(target_arch = "wasm32"))]
     pub negotiated: BTreeMap<String, u64>,
     /// Why the arm was not run (e.g. its peer tool is not on PATH). A skipped arm has no
     /// attempts, no latency and no error.

@@ -77,17 +77,17 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         let _ = std::fs::remove_dir_all(&out);
         write_copies(&text, &ev, n, &results)?;
         let started = Instant::now();
-        site_build::build(std::slice::from_ref(&results), &out)?;
+        site_build::build(std::slice::from_ref(&results), &out, None)?;
         let cold = started.elapsed();
         // One more run (the folder written again: the other files' contents are the same).
         write_copies(&text, &ev, n + 1, &results)?;
         let started = Instant::now();
-        site_build::build(std::slice::from_ref(&results), &out)?;
+        site_build::build(std::slice::from_ref(&results), &out, None)?;
         let one_more = started.elapsed();
         let history = std::fs::metadata(out.join("results").join(site_build::HISTORY))
             .map(|m| m.len())
             .unwrap_or(0);
-        let (total, largest) = site_size(&out)?;
+        let (total, (_, largest)) = site_build::sizes(&out);
         let (marks, memory, fetched) = measure(&out)?;
         let line = format!(
             "{n} runs: first chart {} ms, cards {} ms, viewer's own first chart {} ms, interactive {} ms, answer {} ms, trend view {} ms; page memory {:.0} MB (JS heap {:.0} + wasm {:.0}); site {:.1} MB in all, largest file {:.2} MB, history.json {history} bytes; build {:.1} s cold, {:.1} s with one more run\n      timeline (ms after navigation start; a file when its last byte arrived): {fetched}",
@@ -107,27 +107,6 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         eprintln!("    {l}");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The bytes of every file under `dir` (what a static host stores: hard links count in
-/// full) and the largest file's.
-fn site_size(dir: &Path) -> Result<(u64, u64)> {
-    let (mut total, mut largest) = (0, 0);
-    for entry in
-        std::fs::read_dir(dir).with_context(|| format!("could not read {}", dir.display()))?
-    {
-        let entry = entry?;
-        let meta = entry.metadata()?;
-        if meta.is_dir() {
-            let (t, l) = site_size(&entry.path())?;
-            total += t;
-            largest = largest.max(l);
-        } else {
-            total += meta.len();
-            largest = largest.max(meta.len());
-        }
-    }
-    Ok((total, largest))
 }
 
 /// The evidence file the collector listed last in `dir/index.json`, else the newest name.

@@ -67,7 +67,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         results.join("index.json").display()
     ));
     let out = site_build::default_out();
-    site_build::build(std::slice::from_ref(&results), &out)?;
+    site_build::build(std::slice::from_ref(&results), &out, None)?;
     if no_serve {
         step(format!(
             "not serving (--no-serve); serve it with `cargo xtask serve {}`",

@@ -15,7 +15,9 @@
 //! components as plain functions and one small f64 sort, 291,529 (749,971 raw) and
 //! 6,146, 297,675; reading evidence version 2's packed samples, 293,031 and 6,146,
 //! 299,177; with the headline drawn first and the link model, 293,261 and 6,183,
-//! 299,444.
+//! 299,444; with gzipped results fetched through the page's `hlabText`, arms' samples on
+//! their own and `primitives` and `negotiated` left out of the wasm's evidence reader,
+//! 293,750 and 6,122, 299,872.
 //! binaryen's `wasm-opt` (npm
 //! `binaryen@132`, a Node program) took the wasm from 278,335 to 272,735 bytes gzipped
 //! with the best flags found for it (measured before the path remapping below): 5,600

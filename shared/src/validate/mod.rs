@@ -229,6 +229,7 @@ impl Evidence {
         bounds::check_rest(self, &mut bad);
         strings::check_all(self, &mut bad);
         phases::check_control(&self.arms, &by_id, &self.comparisons, &mut bad);
+        #[cfg(not(target_arch = "wasm32"))]
         for (i, p) in self.primitives.iter().enumerate() {
             if let (Some(b), Some(a)) = (p.median_before_us, p.median_after_us) {
                 // The median of two passes pooled lies between the passes' medians.

@@ -155,15 +155,6 @@ pub fn App() -> Html {
         });
     }
     let all = runs.ready && *rest;
-    // The CDF needs raw samples: the whole files of the detail runs that are summaries,
-    // only while the CDF is open.
-    let wanted: Vec<String> = detail
-        .runs
-        .iter()
-        .filter(|r| *cdf_open && r.evidence.summary)
-        .map(|r| r.source.clone())
-        .collect();
-    use_fetch_once(runs.clone(), wanted, Arrival::Whole);
     let on_detail = {
         let detail_picked = detail_picked.clone();
         let current = detail_keys.clone();
@@ -243,6 +234,23 @@ pub fn App() -> Html {
         .clone()
         .filter(|a| ids.contains(a))
         .or_else(|| ids.first().cloned());
+    // The CDF and the run comparison's bootstrap need raw samples: one small file per
+    // picked arm, and per detail run the compared arm's, of the runs loaded as summaries,
+    // only while the CDF is open.
+    let wanted = match *cdf_open {
+        true => {
+            let mut arms = current_pick.clone();
+            arms.extend(chosen.iter().flat_map(|arm| {
+                detail.runs.iter().map(|r| ArmRef {
+                    run_key: r.key,
+                    arm_id: arm.clone(),
+                })
+            }));
+            detail.raw_missing(&arms)
+        }
+        false => Vec::new(),
+    };
+    use_fetch_once(runs.clone(), wanted, Arrival::ArmSamples);
     let on_arm = {
         let trend_arm = trend_arm.clone();
         Callback::from(move |a| trend_arm.set(Some(a)))
@@ -280,9 +288,6 @@ pub fn App() -> Html {
         cmp: cmp.clone(),
     };
     use_permalink(link, set.clone(), runs.ready, targets, now);
-    // The bootstrap verdicts need raw samples: only the detail runs loaded whole.
-    let mut whole = (*detail).clone();
-    whole.runs.retain(|r| !r.evidence.summary);
     let mut rows = arm_rows(&detail, &filter);
     sort_rows(&mut rows, *sort);
 
@@ -324,7 +329,7 @@ pub fn App() -> Html {
                             }
                         </div>
                         if let Some(arm) = chosen.as_deref() {
-                            <Verdicts runs={Rc::new(whole)} arm={AttrValue::from(arm.to_string())} />
+                            <Verdicts runs={detail.clone()} arm={AttrValue::from(arm.to_string())} />
                         }
                     </section>
                     {cdf_section(&CdfProps { runs: detail.clone(), filter: (*filter).clone(), picked: current_pick,

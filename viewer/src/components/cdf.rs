@@ -19,7 +19,7 @@ pub struct CdfProps {
     pub picked: Vec<ArmRef>,
     pub on_toggle: Callback<ArmRef>,
     pub scale: Scale,
-    /// Opening the section asks for the shown runs' raw samples (summaries have none).
+    /// Opening the section asks for the picked arms' raw samples (summaries have none).
     pub open: bool,
     pub on_open: Callback<bool>,
 }
@@ -27,7 +27,14 @@ pub struct CdfProps {
 pub fn cdf_section(props: &CdfProps) -> Html {
     let series = cdf_series(&props.runs, &props.filter, &props.picked);
     let spec = Rc::new(ChartSpec::Cdf(series, props.scale));
-    let waiting = props.runs.visible().any(|r| r.evidence.summary);
+    let waiting = !props.runs.raw_missing(&props.picked).is_empty();
+    let keys: Vec<u32> = props.runs.visible().map(|r| r.key).collect();
+    let left_out: Vec<String> = props
+        .runs
+        .without_raw(&keys)
+        .iter()
+        .map(|r| r.label())
+        .collect();
     let ontoggle = {
         let on_open = props.on_open.clone();
         Callback::from(move |e: Event| {
@@ -42,9 +49,12 @@ pub fn cdf_section(props: &CdfProps) -> Html {
         <details id="cdf-section" open={props.open} {ontoggle}>
             <summary><h2>{"Latency distribution (CDF of raw samples)"}</h2></summary>
             if !props.open {
-                <p class="hint">{"Open to fetch the raw samples of the runs in the detail view."}</p>
+                <p class="hint">{"Open to fetch the raw samples of the picked arms of the runs in the detail view."}</p>
             } else {
             if waiting { <p id="cdf-loading" role="status">{"Fetching the raw samples…"}</p> }
+            for label in left_out {
+                <p class="hint no-raw">{label}{": no raw samples on this site (built with --max-raw-runs); the run's evidence file has them."}</p>
+            }
             <a class="skip" href="#table-section">{"Skip the arm list to the table"}</a>
             <div class="cdf">
                 <div class="picker">

@@ -27,33 +27,30 @@ pub struct Start {
     pub head: Option<Fetched>,
 }
 
-/// GETs `url` (relative to the page) as text, by the browser's `fetch` itself: gloo-net's
-/// request builder (query merging, headers, URL re-parsing) was code the page never used.
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// The page's `hlabText(url)` (index.html): the browser's `fetch`, and the file's text,
+    /// gunzipped when it is gzip (a site's results are `.gz`).
+    #[wasm_bindgen(catch, js_namespace = window, js_name = hlabText)]
+    fn hlab_text(url: &str) -> Result<js_sys::Promise, JsValue>;
+}
+
+/// GETs `url` (relative to the page) as text, through the page's `hlabText`: the
+/// browser's `fetch` and `DecompressionStream` (no HTTP or gzip code in the wasm).
 async fn fetch_text(url: &str) -> Result<String, String> {
-    let window = web_sys::window().ok_or("could not fetch: no window")?;
-    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
-        .await
-        .map_err(|e| format!("could not fetch: {}", js_error(e)))?
-        .unchecked_into();
-    if !resp.ok() {
-        return Err(format!(
-            "could not fetch: HTTP {} {}",
-            resp.status(),
-            resp.status_text()
-        ));
-    }
-    let read = |e: JsValue| format!("could not read the response: {}", js_error(e));
-    let text = JsFuture::from(resp.text().map_err(read)?)
-        .await
-        .map_err(read)?;
-    text.as_string()
+    let fetched =
+        JsFuture::from(hlab_text(url).map_err(|e| format!("could not fetch: {}", js_error(e)))?)
+            .await
+            .map_err(|e| format!("could not fetch: {}", js_error(e)))?;
+    fetched
+        .as_string()
         .ok_or_else(|| "could not read the response: it is not text".into())
 }
 
-/// A JavaScript error as its own `toString()` (`TypeError: Failed to fetch`).
+/// A JavaScript error's message (`HTTP 404 Not Found`, `Failed to fetch`).
 fn js_error(e: JsValue) -> String {
     match e.dyn_into::<js_sys::Error>() {
-        Ok(e) => String::from(e.to_string()),
+        Ok(e) => String::from(e.message()),
         Err(v) => format!("{v:?}"),
     }
 }
@@ -264,7 +261,7 @@ pub fn Loader(props: &LoaderProps) -> Html {
             </label>
             <span class="hint">
                 {" or drop them here. One file by URL: "}
-                <code>{"?run=results/<run-id>.json"}</code>
+                <code>{"?run=results/<run-id>.json.gz"}</code>
             </span>
         </div>
     }

@@ -50,6 +50,10 @@ pub struct HistoryRun {
     /// Where its head is ([`super::head`]; runs of a site's history), fetched with the
     /// summary when the headline shows the run.
     pub head: Option<String>,
+    /// Where its arms' raw samples are (a URL ending in `/`: runs of a site's history that
+    /// kept them, see [`super::index::raw_dir`]); None for a run loaded whole, or one the
+    /// site left them out of.
+    pub raw: Option<String>,
     pub brief: Rc<Brief>,
     pub hidden: bool,
     /// The source of a run listed earlier with the same run id (the same file twice).
@@ -64,6 +68,7 @@ impl PartialEq for HistoryRun {
             && self.source == other.source
             && self.summary == other.summary
             && self.head == other.head
+            && self.raw == other.raw
             && self.duplicate_of == other.duplicate_of
     }
 }

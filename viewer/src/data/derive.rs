@@ -4,6 +4,7 @@
 use shared::{Arm, ArmsById, ComparisonKind, Evidence, FirstIndex, Protocol};
 
 use super::filter::ArmFilter;
+pub use super::load::ArmRef;
 use super::load::RunSet;
 use super::outcome::{bar, no_result, NoResult, PercentileBar};
 use super::stacks::stack_pair;
@@ -124,13 +125,6 @@ pub fn sort_speedups(out: &mut Vec<SpeedupBar>) {
     });
 }
 
-/// An arm of a loaded run.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ArmRef {
-    pub run_key: u32,
-    pub arm_id: String,
-}
-
 /// The empirical CDF of `samples` as `(µs, fraction ≤)` points, thinned to at most
 /// `max_points` (keeping the first and last) so big runs stay quick to draw.
 pub fn cdf_points(samples: &[f64], max_points: usize) -> Vec<(f64, f64)> {
@@ -171,23 +165,29 @@ pub fn has_cdf(arm: &Arm) -> bool {
 pub fn cdf_series(runs: &RunSet, filter: &ArmFilter, picked: &[ArmRef]) -> Vec<CdfSeries> {
     let several = runs.visible().count() > 1;
     runs.visible()
-        .flat_map(|r| r.evidence.arms.iter().map(move |a| (r, a)))
-        .filter(|(r, a)| {
+        .flat_map(|r| {
+            r.evidence
+                .arms
+                .iter()
+                .enumerate()
+                .map(move |(i, a)| (r, a, runs.samples_of(r, i)))
+        })
+        .filter(|(r, a, samples)| {
             filter.matches(a)
                 && has_cdf(a)
-                && !a.samples_us.is_empty()
+                && !samples.is_empty()
                 && picked.contains(&ArmRef {
                     run_key: r.key,
                     arm_id: a.id.clone(),
                 })
         })
-        .map(|(r, a)| CdfSeries {
+        .map(|(r, a, samples)| CdfSeries {
             label: if several {
                 format!("{} ({})", a.id, r.label())
             } else {
                 a.id.clone()
             },
-            points: cdf_points(&a.samples_us, 400),
+            points: cdf_points(samples, 400),
             no_result: None,
         })
         .collect()

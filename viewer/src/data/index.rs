@@ -61,6 +61,23 @@ pub fn check_relative(url: &str) -> Result<String, String> {
     }
 }
 
+/// Where a site keeps each arm's raw samples ([`shared::ArmSamples`]), beside the
+/// history: `raw/<run>/<arm index>.json.gz`, `<run>` being the run's file name without
+/// `.json.gz` (the CDF fetches the arms it draws, not a whole evidence file).
+pub const RAW: &str = "raw";
+
+/// The folder, relative to the history, of the raw samples of the run stored as `file`.
+pub fn raw_dir(file: &str) -> String {
+    let stem = file.strip_suffix(".gz").unwrap_or(file);
+    let stem = stem.strip_suffix(".json").unwrap_or(stem);
+    format!("{RAW}/{stem}/")
+}
+
+/// The name, in its run's [`raw_dir`], of the raw samples of the arm at `index`.
+pub fn raw_name(index: usize) -> String {
+    format!("{index}.json.gz")
+}
+
 /// The URL of `file` listed in the index at `index_url` (both relative to the page).
 pub fn entry_url(index_url: &str, file: &str) -> Result<String, String> {
     let file = check_relative(file)?;
@@ -97,6 +114,17 @@ mod tests {
         assert!(err.contains("missing field `file`"), "{err}");
         let err = parse_index("{\"runs\": []} trailing").unwrap_err();
         assert!(err.contains("trailing"), "{err}");
+    }
+
+    #[test]
+    fn an_arms_raw_samples_are_under_the_runs_name_and_the_arms_index() {
+        let at = |file: &str, i| format!("{}{}", raw_dir(file), raw_name(i));
+        assert_eq!(
+            at("20261202T1Z-h-1.json.gz", 3),
+            "raw/20261202T1Z-h-1/3.json.gz"
+        );
+        assert_eq!(at("a.json", 0), "raw/a/0.json.gz");
+        assert_eq!(at("b", 12), "raw/b/12.json.gz");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use shared::{ArmKey, Evidence, FirstIndex, History};
 pub use super::brief::{arm_keys, Brief, HistoryRun};
 
 use super::format::short;
-use super::index::entry_url;
+use super::index::{entry_url, raw_dir, raw_name};
 
 /// One evidence file that loaded and validated. Two are equal when they are the same load
 /// of the same evidence (compared by pointer: a loaded run never changes), so the page's
@@ -55,6 +55,13 @@ pub fn short_time(rfc3339: &str) -> String {
     }
 }
 
+/// An arm of a loaded run.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ArmRef {
+    pub run_key: u32,
+    pub arm_id: String,
+}
+
 /// A file that could not be used, and why (from [`shared::EvidenceError`] for
 /// evidence, or the fetch/read error).
 #[derive(Debug, Clone, PartialEq)]
@@ -77,8 +84,8 @@ pub enum Arrival {
     File,
     /// The summary of a run known by its brief: [`RunSet::add_summary`].
     Summary,
-    /// The whole file of a run loaded as a summary: [`RunSet::add_full`].
-    Whole,
+    /// One arm's raw samples, for a run loaded as a summary: [`RunSet::add_arm_samples`].
+    ArmSamples,
 }
 
 /// The largest evidence file the viewer reads (a default run is under 1 MB; a
@@ -96,6 +103,10 @@ pub struct RunSet {
     /// draws from until then.
     pub heads: Vec<LoadedRun>,
     pub failures: Vec<LoadFailure>,
+    /// Arms' samples fetched on their own for runs loaded as summaries (see
+    /// [`RunSet::raw_missing`]): by run key and arm index. Kept beside the summary, not
+    /// written into it (a copy of a whole evidence tree costs the page's wasm its code).
+    pub samples: Vec<(u32, usize, Rc<[f64]>)>,
     next_key: u32,
 }
 
@@ -128,6 +139,7 @@ impl RunSet {
             source: source.to_string(),
             summary: None,
             head: None,
+            raw: None,
             brief: Rc::new(Brief::of(source, &evidence)),
             hidden: false,
             duplicate_of: None,
@@ -149,13 +161,14 @@ impl RunSet {
         for run in history.runs {
             let urls = entry_url(base, &run.file).and_then(|s| {
                 let summary = entry_url(base, &format!("{SUMMARIES}/{}", run.file))?;
-                Ok((
-                    s,
-                    summary,
-                    entry_url(base, &format!("{HEADS}/{}", run.file))?,
-                ))
+                let head = entry_url(base, &format!("{HEADS}/{}", run.file))?;
+                let raw = match run.raw {
+                    true => Some(entry_url(base, &raw_dir(&run.file))?),
+                    false => None,
+                };
+                Ok((s, summary, head, raw))
             });
-            let (source, summary, head) = match urls {
+            let (source, summary, head, raw) = match urls {
                 Ok(urls) => urls,
                 Err(e) => {
                     self.add_failure(&run.file, e);
@@ -169,6 +182,7 @@ impl RunSet {
                 source,
                 summary: Some(summary),
                 head: Some(head),
+                raw,
                 brief: Rc::new(Brief {
                     arms: arms.clone(),
                     run,
@@ -243,7 +257,7 @@ impl RunSet {
                         let _ = self.add_text(&source, &text);
                     }
                     Arrival::Summary => self.add_summary(&source, &text),
-                    Arrival::Whole => self.add_full(&source, &text),
+                    Arrival::ArmSamples => self.add_arm_samples(&source, &text),
                 },
                 Err(reason) => {
                     self.add_failure(&source, reason);
@@ -311,20 +325,85 @@ impl RunSet {
         self.runs.iter().find(|r| r.key == key)
     }
 
-    /// Puts the whole evidence read from `source` in place of that run's summary (same
-    /// key, same place); a file that does not read becomes a failure.
-    pub fn add_full(&mut self, source: &str, text: &str) {
-        let Some(i) = self
-            .runs
+    /// The URLs of the raw samples the CDF lacks for `picked` (arms of runs loaded as
+    /// summaries whose site kept them: one small file per arm, never a whole run).
+    pub fn raw_missing(&self, picked: &[ArmRef]) -> Vec<String> {
+        picked
             .iter()
-            .position(|r| r.source == source && r.evidence.summary)
-        else {
+            .filter_map(|p| {
+                let run = self.loaded(p.run_key).filter(|r| r.evidence.summary)?;
+                let dir = self
+                    .history
+                    .iter()
+                    .find(|h| h.key == p.run_key)?
+                    .raw
+                    .as_ref()?;
+                let (i, arm) = run
+                    .evidence
+                    .arms
+                    .iter()
+                    .enumerate()
+                    .find(|(_, a)| a.id == p.arm_id)?;
+                // Only an arm with successes has samples to fetch.
+                (arm.succeeded > 0 && self.samples_of(run, i).is_empty())
+                    .then(|| format!("{dir}{}", raw_name(i)))
+            })
+            .fold(Vec::new(), |mut urls, u| {
+                if !urls.contains(&u) {
+                    urls.push(u);
+                }
+                urls
+            })
+    }
+
+    /// The samples of `run`'s arm at `index`: its own, or those fetched for it.
+    pub fn samples_of<'a>(&'a self, run: &'a LoadedRun, index: usize) -> &'a [f64] {
+        match run.evidence.arms.get(index) {
+            Some(a) if !a.samples_us.is_empty() => &a.samples_us,
+            _ => self
+                .samples
+                .iter()
+                .find(|(k, i, _)| *k == run.key && *i == index)
+                .map_or(&[], |(_, _, s)| s),
+        }
+    }
+
+    /// The runs among `keys` loaded as summaries whose site left their raw samples out
+    /// (`cargo xtask site --max-raw-runs`): the CDF says so instead of waiting.
+    pub fn without_raw(&self, keys: &[u32]) -> Vec<&LoadedRun> {
+        keys.iter()
+            .filter(|k| {
+                self.history
+                    .iter()
+                    .any(|h| h.key == **k && h.summary.is_some() && h.raw.is_none())
+            })
+            .filter_map(|k| self.loaded(*k))
+            .filter(|r| r.evidence.summary)
+            .collect()
+    }
+
+    /// Puts the samples fetched from `url` (one arm's, see [`RunSet::raw_missing`]) into
+    /// its run's summary; samples that do not read or are not that arm's become a failure.
+    pub fn add_arm_samples(&mut self, url: &str, text: &str) {
+        let found = self.history.iter().find_map(|h| {
+            let name = url.strip_prefix(h.raw.as_deref()?)?;
+            let i: usize = name.strip_suffix(".json.gz")?.parse().ok()?;
+            Some((h.key, i))
+        });
+        let Some((key, i)) = found else { return };
+        let Some(run) = self.loaded(key) else {
             return;
         };
-        match Evidence::from_json(text) {
-            Ok(evidence) => self.runs[i].evidence = Rc::new(evidence),
+        let Some(arm) = run.evidence.arms.get(i) else {
+            let n = run.evidence.arms.len();
+            self.add_failure(url, format!("the run has {n} arms; there is no arm {i}"));
+            return;
+        };
+        match shared::ArmSamples::read(text, arm) {
+            Ok(_) if !self.samples_of(run, i).is_empty() => {}
+            Ok(samples) => self.samples.push((key, i, samples.into())),
             Err(e) => {
-                self.add_failure(source, e.to_string());
+                self.add_failure(url, e);
             }
         }
     }
@@ -359,6 +438,12 @@ impl RunSet {
                 .collect(),
             heads: Vec::new(),
             failures: Vec::new(),
+            samples: self
+                .samples
+                .iter()
+                .filter(|(k, _, _)| keys.contains(k))
+                .cloned()
+                .collect(),
             next_key: self.next_key,
         }
     }

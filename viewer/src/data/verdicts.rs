@@ -21,20 +21,28 @@ pub struct RunVerdict {
     pub verdict: String,
 }
 
-/// Every visible run after the first that has `arm_id` with latencies, against the first
-/// visible run that has it; empty when fewer than two runs have it.
+/// Every visible run after the first that has `arm_id` with latencies and its samples
+/// (its own, or fetched for its summary: [`RunSet::samples_of`]), against the first
+/// visible run that has them; empty when fewer than two runs have them.
 pub fn run_verdicts(runs: &RunSet, arm_id: &str) -> Vec<RunVerdict> {
     let mut with = runs.visible().filter_map(|r| {
-        let arm = r.evidence.arms.iter().find(|a| a.id == arm_id)?;
-        (arm.error.is_none() && arm.latency_us.is_some()).then(|| (r.label(), arm))
+        let (i, arm) = r
+            .evidence
+            .arms
+            .iter()
+            .enumerate()
+            .find(|(_, a)| a.id == arm_id)?;
+        let samples = runs.samples_of(r, i);
+        (arm.error.is_none() && arm.latency_us.is_some() && !samples.is_empty())
+            .then(|| (r.label(), (arm, samples)))
     });
     let Some((_, base)) = with.next() else {
         return Vec::new();
     };
-    with.filter_map(|(label, arm)| {
+    with.filter_map(|(label, (arm, samples))| {
         let mut rng = fastrand::Rng::with_seed(SEED);
-        let rr = shared::cluster::run_ratio(base, arm, RESAMPLES, &mut rng)?;
-        let verdict = match (&rr.no_ci, base.timed_window == arm.timed_window) {
+        let rr = shared::cluster::run_ratio_of(base, (arm, samples), RESAMPLES, &mut rng)?;
+        let verdict = match (&rr.no_ci, base.0.timed_window == arm.timed_window) {
             (_, false) => "not comparable: the timed window differs".to_string(),
             (Some(why), _) => format!("no CI, no claim ({why})"),
             (None, true) => Verdict::of(rr.ci95).to_string(),
@@ -110,5 +118,34 @@ mod tests {
             v[0].verdict
         );
         assert!(v[0].ci.is_none());
+    }
+
+    #[test]
+    fn a_summary_takes_part_once_its_arms_samples_are_in() {
+        let id = sample::evidence().arms[1].id.clone();
+        let mut s = set(&[400.0]);
+        let mut slower = run_at(480.0);
+        // Each round's median: 480 + the middle of 0–19.
+        slower.arms[1].round_medians_us = vec![Some(489.5); 10];
+        let mut h = shared::HistoryBuilder::default();
+        h.run("slow.json.gz", &slower);
+        s.add_history(h.finish(), "results/history.json");
+        s.add_summary("results/summaries/slow.json.gz", &slower.summary_line());
+        // A summary without its samples has no verdict yet.
+        assert!(run_verdicts(&s, &id).is_empty());
+        s.add_arm_samples(
+            "results/raw/slow/1.json.gz",
+            &shared::ArmSamples::of(&slower.arms[1]).to_json(),
+        );
+        let v = run_verdicts(&s, &id);
+        assert_eq!(v.len(), 1, "{v:?} {:?}", s.failures);
+        assert_eq!(v[0].verdict, "slower");
+        assert_eq!(v[0].ratio, 489.0 / 409.0);
+        // The same samples again change nothing.
+        s.add_arm_samples(
+            "results/raw/slow/1.json.gz",
+            &shared::ArmSamples::of(&slower.arms[1]).to_json(),
+        );
+        assert_eq!(s.samples.len(), 1);
     }
 }

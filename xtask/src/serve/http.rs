@@ -216,6 +216,9 @@ pub fn content_type(path: &Path) -> &'static str {
         "wasm" => "application/wasm",
         "json" => "application/json",
         "jsonl" => "application/jsonl",
+        // A site's results (`.json.gz`): served as the bytes they are, as static hosts do
+        // (no Content-Encoding); the page gunzips them.
+        "gz" => "application/gzip",
         "css" => "text/css",
         "png" => "image/png",
         "csv" => "text/csv",

@@ -1,16 +1,18 @@
 //! `cargo xtask site [--results DIR]… [--out SITE]`: the self-contained static results site.
 //!
-//! Layout: `index.html`, `viewer.js`, `viewer_bg.wasm`, `results/*.json` (the evidence,
-//! whole), `results/index.json`, `results/history.json` (every run in brief:
-//! [`shared::History`]), `results/summaries/*.json` (each valid run's
-//! [`shared::Evidence::summary`], under its file's name) and `results/heads/*.json` (the
-//! part of each summary the headline reads: [`viewer::data::head`], a few KB). The page
-//! starts from the history and the run shown's head and summary (the cards and the two
-//! charts draw from the head before the summary is in), fetches another summary when a
-//! view shows that run, and a whole file only when a view needs its samples; a file that is not valid
-//! evidence is listed in the history as unreadable and fetched whole to show why. Every
-//! URL the page uses is relative, so the folder works from any static host and any
-//! sub-path.
+//! Layout: `index.html`, `viewer.js`, `viewer_bg.wasm`, `results/index.json`,
+//! `results/history.json` (every run in brief: [`shared::History`]), and per run, under
+//! its evidence file's name gzipped (`<file>.gz`, [`gz`]): `results/summaries/` (its
+//! [`shared::Evidence::summary`]), `results/heads/` (the part of the summary the headline
+//! reads: [`viewer::data::head`]), `results/` (the whole evidence) and
+//! `results/raw/<run>/<arm index>.json.gz` (each arm's samples, [`shared::ArmSamples`]);
+//! `--max-raw-runs N` keeps those last two for the newest N runs only, and says which it
+//! left out. The page starts from the history and the run shown's head and summary (the
+//! cards and the two charts draw from the head before the summary is in), fetches another
+//! summary when a view shows that run, and an arm's samples only when the CDF draws that
+//! arm; a file that is not valid evidence is listed in the history as unreadable and
+//! fetched whole to show why. Every URL the page uses is relative, so the folder works
+//! from any static host and any sub-path.
 //!
 //! Several `--results` folders (lab boxes) make one site: [`results::gather`]. A build
 //! over the site it built before updates it: what an unchanged evidence file made is
@@ -26,6 +28,7 @@ use crate::tools::{root, step};
 use crate::wasm;
 
 mod built;
+mod gz;
 mod landing;
 mod results;
 
@@ -33,11 +36,12 @@ use built::Built;
 use landing::with_landing_head;
 use results::{copy_results, gather};
 
-const USAGE: &str = "usage: cargo xtask site [--results DIR]... [--out SITE]";
+const USAGE: &str = "usage: cargo xtask site [--results DIR]... [--out SITE] [--max-raw-runs N]";
 
 pub fn run(args: &[String]) -> Result<ExitCode> {
     let mut results = Vec::new();
     let mut out = None;
+    let mut max_raw_runs = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let mut value = || {
@@ -48,6 +52,14 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         match arg.as_str() {
             "--results" => results.push(value()?),
             "--out" => out = Some(value()?),
+            "--max-raw-runs" => {
+                let n = it
+                    .next()
+                    .with_context(|| format!("--max-raw-runs needs a number ({USAGE})"))?;
+                max_raw_runs = Some(n.parse::<usize>().ok().with_context(|| {
+                    format!("--max-raw-runs takes a number of runs (0 or more), not `{n}`")
+                })?);
+            }
             "--help" | "-h" => {
                 println!(
                     "{USAGE}\n\n\
@@ -57,7 +69,13 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
                      name or one run id in two folders are an error)\n\
                      into --out (default: target/site). Building again over a site this command\n\
                      built updates it: unchanged evidence files are not read again, runs that are\n\
-                     gone are removed. Serve it with `cargo xtask serve`, or copy it to any static host."
+                     gone are removed. Serve it with `cargo xtask serve`, or copy it to any static host.\n\n\
+                     Every run's files are gzipped (the page gunzips them with the browser's own\n\
+                     DecompressionStream). A run's raw data (its whole evidence and each arm's samples,\n\
+                     which only the CDF draws) is most of its share of the site; --max-raw-runs N keeps\n\
+                     it for the newest N runs only (summaries and heads of every run stay), lists the\n\
+                     runs it left out, and the page says so where it would show them. The build warns\n\
+                     when the site passes {PAGES_LIMIT_MB} MB (GitHub Pages' limit) or a file {FILE_WARN_MB} MB."
                 );
                 return Ok(ExitCode::SUCCESS);
             }
@@ -68,7 +86,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         results.push(root().join("results"));
     }
     let out = out.unwrap_or_else(default_out);
-    build(&results, &out)?;
+    build(&results, &out, max_raw_runs)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -90,14 +108,21 @@ pub fn default_out() -> PathBuf {
 /// trend draw from, whatever the number of runs.
 pub const HISTORY: &str = "history.json";
 
-/// Builds (or updates) the site in `out` from the evidence in `folders`.
-pub fn build(folders: &[PathBuf], out: &Path) -> Result<()> {
+/// GitHub Pages publishes sites up to 1 GB and warns about files over 50 MB (it refuses
+/// them over 100 MB): the build says when the site passes either.
+const PAGES_LIMIT_MB: u64 = 1000;
+const FILE_WARN_MB: u64 = 50;
+
+/// Builds (or updates) the site in `out` from the evidence in `folders`, with raw data for
+/// the newest `max_raw_runs` runs (None: all).
+pub fn build(folders: &[PathBuf], out: &Path, max_raw_runs: Option<usize>) -> Result<()> {
     // The runs first: a conflict between folders stops the build before anything is written.
     let sources = gather(folders, MAX_FILE_BYTES)?;
     prepare_out(out)?;
     wasm::build_viewer(out)?;
     let mut built = Built::read(out, &built::program());
-    let (index, history, done) = copy_results(&sources, &out.join("results"), &mut built)?;
+    let (index, history, done) =
+        copy_results(&sources, &out.join("results"), &mut built, max_raw_runs)?;
     built
         .write(out)
         .with_context(|| format!("could not write {}", out.join(built::BUILT).display()))?;
@@ -105,17 +130,54 @@ pub fn build(folders: &[PathBuf], out: &Path) -> Result<()> {
     let page = std::fs::read_to_string(root().join("index.html"))
         .context("could not read the page, index.html")?;
     let page = with_landing_head(&page, history, |url| {
-        let text = std::fs::read_to_string(out.join(url)).ok()?;
-        shared::Evidence::from_json(&text).ok()
+        shared::Evidence::from_json(&gz::read_text(&out.join(url))?).ok()
     })?;
     std::fs::write(out.join("index.html"), page)
         .context("could not write index.html into the site")?;
+    let (total, largest) = sizes(out);
     step(format!(
-        "site ready in {} ({} evidence file(s)); open index.html through any static server",
+        "site ready in {} ({} evidence file(s), {:.1} MB, largest file {:.2} MB); open index.html through any static server",
         out.display(),
-        index.runs.len()
+        index.runs.len(),
+        total as f64 / 1e6,
+        largest.1 as f64 / 1e6
     ));
+    if total > PAGES_LIMIT_MB * 1_000_000 {
+        eprintln!(
+            "xtask: warning: the site is {:.0} MB, over the {PAGES_LIMIT_MB} MB GitHub Pages publishes; \
+             --max-raw-runs N keeps raw data for the newest N runs only",
+            total as f64 / 1e6
+        );
+    }
+    if largest.1 > FILE_WARN_MB * 1_000_000 {
+        eprintln!(
+            "xtask: warning: {} is {:.0} MB, over the {FILE_WARN_MB} MB GitHub warns about",
+            largest.0.display(),
+            largest.1 as f64 / 1e6
+        );
+    }
     Ok(())
+}
+
+/// The bytes of every file under `dir`, and its largest file.
+pub fn sizes(dir: &Path) -> (u64, (PathBuf, u64)) {
+    let mut total = 0;
+    let mut largest = (PathBuf::new(), 0);
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let Ok(meta) = e.metadata() else { continue };
+            if meta.is_dir() {
+                todo.push(e.path());
+            } else {
+                total += meta.len();
+                if meta.len() > largest.1 {
+                    largest = (e.path(), meta.len());
+                }
+            }
+        }
+    }
+    (total, largest)
 }
 
 /// Makes `out` a place for the site without ever writing into a folder that is not one:

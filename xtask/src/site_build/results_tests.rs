@@ -1,4 +1,5 @@
 use super::*;
+use crate::site_build::gz;
 use crate::site_build::MAX_FILE_BYTES;
 
 fn scratch(name: &str) -> PathBuf {
@@ -27,9 +28,14 @@ fn build_from(
     let record = to.with_extension("record");
     std::fs::create_dir_all(&record)?;
     let mut built = Built::read(&record, "test");
-    let made = copy_results(&sources, to, &mut built)?;
+    let made = copy_results(&sources, to, &mut built, None)?;
     built.write(&record)?;
     Ok(made)
+}
+
+/// The text of the site's gzipped file at `path`.
+fn text(path: &Path) -> String {
+    gz::read_text(path).unwrap_or_else(|| panic!("{} is not a gzip file", path.display()))
 }
 
 /// Writes `run(id)` into `dir` as `file`.
@@ -73,32 +79,50 @@ fn the_history_lists_every_run_in_index_order_and_each_valid_run_has_a_summary()
     std::fs::write(results.join("a-broken.json"), "{").unwrap();
     let (index, _, _) = build_once(&results, &to, MAX_FILE_BYTES).unwrap();
     let files: Vec<&str> = index.runs.iter().map(|e| e.file.as_str()).collect();
-    assert_eq!(files, ["a-broken.json", "b-good.json"]);
+    assert_eq!(files, ["a-broken.json.gz", "b-good.json.gz"]);
     let history =
         shared::History::from_json(&std::fs::read_to_string(to.join(HISTORY)).unwrap()).unwrap();
-    assert_eq!(history.unreadable, ["a-broken.json"]);
+    assert_eq!(history.unreadable, ["a-broken.json.gz"]);
     assert_eq!(history.runs.len(), 1);
-    assert_eq!(history.runs[0].file, "b-good.json");
+    assert_eq!(history.runs[0].file, "b-good.json.gz");
+    assert!(history.runs[0].raw);
     assert_eq!(history.runs[0].run_id, "20261130T000000Z-sample-0000");
     assert_eq!(history.runs[0].arms.len(), full.arms.len());
-    assert!(!to.join(SUMMARIES).join("a-broken.json").exists());
-    let text = std::fs::read_to_string(to.join(SUMMARIES).join("b-good.json")).unwrap();
-    let summary = shared::Evidence::from_json(&text).unwrap();
+    assert!(!to.join(SUMMARIES).join("a-broken.json.gz").exists());
+    // The file that does not read is there, for the page to show why.
+    assert_eq!(text(&to.join("a-broken.json.gz")), "{");
+    let summary =
+        shared::Evidence::from_json(&text(&to.join(SUMMARIES).join("b-good.json.gz"))).unwrap();
     assert!(summary.summary);
     assert_eq!(summary.run.id, "20261130T000000Z-sample-0000");
     assert!(summary.arms.iter().all(|a| a.samples_us.is_empty()));
     assert_eq!(summary.arms[1].latency_us, full.arms[1].latency_us);
     // Its head: valid evidence of the same run, summary-only, for the headline.
-    assert!(!to.join(HEADS).join("a-broken.json").exists());
-    let head = std::fs::read_to_string(to.join(HEADS).join("b-good.json")).unwrap();
-    let head = shared::Evidence::from_json(&head).unwrap();
+    assert!(!to.join(HEADS).join("a-broken.json.gz").exists());
+    let head = shared::Evidence::from_json(&text(&to.join(HEADS).join("b-good.json.gz"))).unwrap();
     assert!(head.summary);
     assert_eq!(head.run.id, summary.run.id);
     assert_eq!(head, head_of(&full));
-    // The evidence itself is in the site, whole and unchanged.
-    assert_eq!(
-        std::fs::read_to_string(to.join("b-good.json")).unwrap(),
-        full.to_json()
+    // The evidence itself is in the site, whole and unchanged (gzipped).
+    assert_eq!(text(&to.join("b-good.json.gz")), full.to_json());
+    // And each arm with samples has them in a file of its own, named by its index.
+    for (i, arm) in full.arms.iter().enumerate() {
+        let at = to.join(format!("raw/b-good/{i}.json.gz"));
+        if arm.samples_us.is_empty() {
+            assert!(!at.exists(), "{}", at.display());
+        } else {
+            assert_eq!(
+                shared::ArmSamples::read(&text(&at), arm).unwrap(),
+                arm.samples_us
+            );
+        }
+    }
+    assert!(
+        full.arms
+            .iter()
+            .filter(|a| !a.samples_us.is_empty())
+            .count()
+            >= 2
     );
     // Building again over the site leaves the source evidence whole.
     build_once(&results, &to, MAX_FILE_BYTES).unwrap();
@@ -146,15 +170,17 @@ fn an_unchanged_file_is_reused_a_changed_one_rebuilt_and_a_removed_one_removed()
         "{done}"
     );
     assert_eq!(done.removed, ["a.json"]);
+    assert!(!to.join("raw/a").exists(), "a's samples are gone with it");
+    assert!(to.join("raw/b/1.json.gz").is_file());
     assert_eq!(index.runs.len(), 2);
     assert_eq!(history.runs.len(), 1);
     assert_eq!(history.runs[0].run_id, "20261201T000000Z-b-0001");
-    let summary = std::fs::read_to_string(to.join(SUMMARIES).join("b.json")).unwrap();
-    let summary = shared::Evidence::from_json(&summary).unwrap();
+    let summary =
+        shared::Evidence::from_json(&text(&to.join(SUMMARIES).join("b.json.gz"))).unwrap();
     assert_eq!(summary.environment.hostname, "box-b");
     // a is gone from the site: its evidence, summary and head.
     for dir in [to.clone(), to.join(SUMMARIES), to.join(HEADS)] {
-        assert!(!dir.join("a.json").exists(), "{}", dir.display());
+        assert!(!dir.join("a.json.gz").exists(), "{}", dir.display());
     }
     assert!(done.to_string().contains("1 removed (a.json)"), "{done}");
     // A file that turns invalid leaves no summary or head behind.
@@ -166,8 +192,9 @@ fn an_unchanged_file_is_reused_a_changed_one_rebuilt_and_a_removed_one_removed()
         "{done}"
     );
     assert!(history.runs.is_empty());
-    assert!(!to.join(SUMMARIES).join("b.json").exists());
-    assert!(!to.join(HEADS).join("b.json").exists());
+    assert!(!to.join(SUMMARIES).join("b.json.gz").exists());
+    assert!(!to.join(HEADS).join("b.json.gz").exists());
+    assert!(!to.join("raw/b").exists());
 }
 
 #[test]
@@ -178,7 +205,7 @@ fn a_record_of_another_program_rebuilds_every_run() {
     build_once(&results, &to, MAX_FILE_BYTES).unwrap();
     let sources = gather(std::slice::from_ref(&results), MAX_FILE_BYTES).unwrap();
     let mut built = Built::read(&to.with_extension("record"), "another build of xtask");
-    let (_, _, done) = copy_results(&sources, &to, &mut built).unwrap();
+    let (_, _, done) = copy_results(&sources, &to, &mut built, None).unwrap();
     assert_eq!((done.reused, done.built), (0, 1));
 }
 
@@ -196,9 +223,9 @@ fn folders_merge_into_one_site_each_run_once_and_a_conflict_names_both_files() {
     let (index, history, _) =
         build_from(&[box1.clone(), box2.clone()], &to, MAX_FILE_BYTES).unwrap();
     let files: Vec<&str> = index.runs.iter().map(|e| e.file.as_str()).collect();
-    assert_eq!(files, ["both.json", "one.json", "two.json"]);
+    assert_eq!(files, ["both.json.gz", "one.json.gz", "two.json.gz"]);
     assert_eq!(history.runs.len(), 3);
-    assert!(to.join("two.json").is_file() && !to.join("both-copy.json").exists());
+    assert!(to.join("two.json.gz").is_file() && !to.join("both-copy.json.gz").exists());
     // Two different files of one run id.
     let mut other = run("20261201T000000Z-both-0000");
     other.environment.hostname = "box2".into();
@@ -268,7 +295,10 @@ fn a_folders_index_orders_its_runs_and_only_its_other_json_files_join_them() {
         .iter()
         .map(|e| (e.file.as_str(), e.host.as_str()))
         .collect();
-    assert_eq!(files, [("b.json", "listed"), ("a.json", "sample-host")]);
+    assert_eq!(
+        files,
+        [("b.json.gz", "listed"), ("a.json.gz", "sample-host")]
+    );
     // A file of the site's results/ that is not a run's stays where it is.
     std::fs::write(to.join("keep.txt"), "mine").unwrap();
     build_once(&results, &to, MAX_FILE_BYTES).unwrap();
@@ -286,4 +316,85 @@ fn a_file_of_exactly_the_cap_is_taken() {
     assert_eq!(index.runs.len(), 1);
     std::fs::remove_file(results.join("index.json")).unwrap();
     assert!(build_once(&results, &to, 10).is_err(), "a.json is 11 bytes");
+}
+
+#[test]
+fn a_raw_data_cap_keeps_the_newest_runs_raw_data_and_lists_what_it_left_out() {
+    let results = scratch("cap-raw-results");
+    let to = scratch("cap-raw-to");
+    for (file, day) in [("old.json", "01"), ("new.json", "03"), ("mid.json", "02")] {
+        let mut ev = run(&format!("202612{day}T000000Z-h-0000"));
+        ev.run.started_at = format!("2026-12-{day}T00:00:00Z");
+        std::fs::write(results.join(file), ev.to_json()).unwrap();
+    }
+    let build = |cap: Option<usize>| {
+        let sources = gather(std::slice::from_ref(&results), MAX_FILE_BYTES).unwrap();
+        let record = to.with_extension("record");
+        std::fs::create_dir_all(&record).unwrap();
+        let mut built = Built::read(&record, "test");
+        let made = copy_results(&sources, &to, &mut built, cap).unwrap();
+        built.write(&record).unwrap();
+        made
+    };
+    let raw_of = |h: &shared::History| -> Vec<(String, bool)> {
+        h.runs.iter().map(|r| (r.file.clone(), r.raw)).collect()
+    };
+    // Every run's raw data first.
+    let (_, history, done) = build(None);
+    assert!(history.runs.iter().all(|r| r.raw) && done.left_out.is_empty());
+    assert!(to.join("old.json.gz").is_file() && to.join("raw/old/1.json.gz").is_file());
+    // The newest two keep theirs; the oldest's goes, its summary and head stay, and the
+    // build says so by name (its files unchanged: nothing is summarised again).
+    let (_, history, done) = build(Some(2));
+    assert_eq!(
+        raw_of(&history),
+        [
+            ("mid.json.gz".to_string(), true),
+            ("new.json.gz".to_string(), true),
+            ("old.json.gz".to_string(), false)
+        ]
+    );
+    assert_eq!((done.reused, done.built), (3, 0));
+    assert_eq!(done.left_out, ["old.json"]);
+    assert!(
+        done.to_string()
+            .contains("raw data (whole evidence, per-arm samples) left out for 1 run(s), summary and head kept: old.json"),
+        "{done}"
+    );
+    assert!(!to.join("old.json.gz").exists() && !to.join("raw/old").exists());
+    assert!(to.join(SUMMARIES).join("old.json.gz").is_file());
+    assert!(to.join(HEADS).join("old.json.gz").is_file());
+    assert!(to.join("mid.json.gz").is_file() && to.join("raw/new/1.json.gz").is_file());
+    // None kept: only summaries and heads.
+    let (_, history, done) = build(Some(0));
+    assert!(history.runs.iter().all(|r| !r.raw));
+    assert_eq!(done.left_out.len(), 3);
+    assert_eq!(std::fs::read_dir(to.join("raw")).unwrap().count(), 0);
+    // The cap lifted: the raw data comes back although no file changed.
+    let (_, history, done) = build(None);
+    assert!(history.runs.iter().all(|r| r.raw) && done.left_out.is_empty());
+    assert_eq!(done.built, 3, "{done}");
+    assert_eq!(
+        text(&to.join("old.json.gz")),
+        std::fs::read_to_string(results.join("old.json")).unwrap()
+    );
+}
+
+#[test]
+fn what_an_older_build_left_in_the_site_goes() {
+    let results = scratch("old-layout-results");
+    let to = scratch("old-layout-to");
+    put(&results, "a.json", "20261201T000000Z-a-0000");
+    // An older build's plain copies, beside the gzipped ones this build writes.
+    for dir in [to.clone(), to.join(SUMMARIES), to.join(HEADS)] {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.json"), "old").unwrap();
+    }
+    std::fs::create_dir_all(to.join("raw/gone")).unwrap();
+    build_once(&results, &to, MAX_FILE_BYTES).unwrap();
+    for dir in [to.clone(), to.join(SUMMARIES), to.join(HEADS)] {
+        assert!(!dir.join("a.json").exists(), "{}", dir.display());
+        assert!(dir.join("a.json.gz").is_file(), "{}", dir.display());
+    }
+    assert!(!to.join("raw/gone").exists() && to.join("raw/a").is_dir());
 }

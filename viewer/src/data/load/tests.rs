@@ -168,23 +168,104 @@ fn a_loaded_run_equals_its_own_load_only() {
 }
 
 #[test]
-fn a_summary_is_replaced_by_its_whole_file_in_place() {
+fn the_cdf_fetches_the_picked_arms_samples_one_file_each_and_they_fill_the_summary() {
+    let (a, b, history) = two_run_history();
     let mut set = RunSet::default();
-    let full = shared::sample::evidence();
-    set.add_text("results/a.json", &full.summary_line())
-        .unwrap();
-    let key = set.runs[0].key;
-    assert!(set.runs[0].evidence.arms[1].samples_us.is_empty());
-    set.add_full("results/a.json", "{");
-    assert_eq!(set.failures.len(), 1);
-    assert!(set.runs[0].evidence.summary);
-    set.add_full("results/a.json", &full.to_json());
-    assert_eq!(set.runs[0].key, key);
-    assert!(!set.runs[0].evidence.summary);
+    set.add_history(history, "results/history.json");
+    let (ka, kb) = (set.history[0].key, set.history[1].key);
+    assert_eq!(set.history[0].raw.as_deref(), Some("results/raw/a/"));
+    let pick = |key, arm: &Evidence, i: usize| ArmRef {
+        run_key: key,
+        arm_id: arm.arms[i].id.clone(),
+    };
+    let picked = [pick(ka, &a, 1), pick(kb, &b, 2)];
+    // Nothing to fetch before the summaries are in.
+    assert!(set.raw_missing(&picked).is_empty());
+    set.add_summary("results/summaries/a.json", &a.summary_line());
+    set.add_summary("results/summaries/b.json", &b.summary_line());
     assert_eq!(
-        set.runs[0].evidence.arms[1].samples_us,
-        full.arms[1].samples_us
+        set.raw_missing(&picked),
+        ["results/raw/a/1.json.gz", "results/raw/b/2.json.gz"]
     );
+    let before = set.loaded(ka).unwrap().clone();
+    set.arrive(
+        vec![(
+            "results/raw/a/1.json.gz".into(),
+            Ok(shared::ArmSamples::of(&a.arms[1]).to_json()),
+        )],
+        Arrival::ArmSamples,
+    );
+    let after = set.loaded(ka).unwrap();
+    assert_eq!(set.samples_of(after, 1), a.arms[1].samples_us);
+    assert!(set.samples_of(after, 2).is_empty(), "only that arm");
+    assert!(
+        after.evidence.arms[1].samples_us.is_empty(),
+        "the summary stays one"
+    );
+    assert_eq!(&before, after);
+    // The detail view of that run carries them; one of another run does not.
+    let detail = set.detail_of(&[ka]);
+    assert_eq!(detail.samples_of(after, 1), a.arms[1].samples_us);
+    assert!(set.detail_of(&[kb]).samples.is_empty());
+    assert_eq!(set.raw_missing(&picked), ["results/raw/b/2.json.gz"]);
+    // Another arm's samples, or a file that does not read, are failures by URL.
+    set.add_arm_samples(
+        "results/raw/b/2.json.gz",
+        &shared::ArmSamples::of(&b.arms[1]).to_json(),
+    );
+    set.add_arm_samples("results/raw/b/99.json.gz", "{}");
+    let failures: Vec<String> = set.failures.iter().map(|f| f.to_string()).collect();
+    assert_eq!(failures.len(), 2, "{failures:?}");
+    assert!(
+        failures[0].starts_with("results/raw/b/2.json.gz: the samples are of another arm than"),
+        "{failures:?}"
+    );
+    assert!(
+        failures[1].starts_with("results/raw/b/99.json.gz: the run has "),
+        "{failures:?}"
+    );
+    assert!(set.samples_of(set.loaded(kb).unwrap(), 2).is_empty());
+    // A URL of no run's samples changes nothing.
+    set.add_arm_samples("results/raw/zzz/1.json.gz", "{}");
+    assert_eq!(set.failures.len(), 2);
+}
+
+#[test]
+fn a_run_whose_site_left_its_samples_out_is_named_and_never_fetched() {
+    let (a, b, _) = two_run_history();
+    let mut h = shared::HistoryBuilder::default();
+    h.run("a.json.gz", &a);
+    h.without_raw();
+    h.run("b.json.gz", &b);
+    let mut set = RunSet::default();
+    set.add_history(h.finish(), "results/history.json");
+    let (ka, kb) = (set.history[0].key, set.history[1].key);
+    assert_eq!(set.history[0].raw, None);
+    assert_eq!(set.history[1].raw.as_deref(), Some("results/raw/b/"));
+    set.add_summary("results/summaries/a.json.gz", &a.summary_line());
+    set.add_summary("results/summaries/b.json.gz", &b.summary_line());
+    let picked = [
+        ArmRef {
+            run_key: ka,
+            arm_id: a.arms[1].id.clone(),
+        },
+        ArmRef {
+            run_key: kb,
+            arm_id: b.arms[1].id.clone(),
+        },
+    ];
+    assert_eq!(set.raw_missing(&picked), ["results/raw/b/1.json.gz"]);
+    let named: Vec<u32> = set.without_raw(&[ka, kb]).iter().map(|r| r.key).collect();
+    assert_eq!(named, [ka]);
+    // A file loaded whole has its samples: nothing to say of it.
+    let kc = set.add("mine.json", a.clone());
+    assert!(set.without_raw(&[kc]).is_empty());
+    assert!(set
+        .raw_missing(&[ArmRef {
+            run_key: kc,
+            arm_id: a.arms[1].id.clone()
+        }])
+        .is_empty());
 }
 
 #[test]
@@ -259,9 +340,6 @@ fn a_history_lists_runs_in_brief_until_their_summaries_load() {
         420.0
     );
     assert!(set.missing(&[ka, kb]).is_empty());
-    // Its whole file then replaces the summary in place.
-    set.add_full("results/b.json", &b.to_json());
-    assert!(!set.loaded(kb).unwrap().evidence.summary);
     // A summary for no listed run changes nothing.
     set.add_summary("results/summaries/zzz.json", &a.summary_line());
     assert_eq!((set.runs.len(), set.failures.len()), (2, 1));
@@ -327,7 +405,7 @@ fn briefs_give_the_trend_and_the_pickers_without_any_summary() {
 }
 
 #[test]
-fn fetched_texts_arrive_as_files_summaries_or_whole_files() {
+fn fetched_texts_arrive_as_files_summaries_or_arm_samples() {
     let (a, b, history) = two_run_history();
     let mut set = RunSet::default();
     set.add_history(history, "results/history.json");
@@ -345,11 +423,14 @@ fn fetched_texts_arrive_as_files_summaries_or_whole_files() {
         set.failures[0].to_string(),
         "results/summaries/a.json: HTTP 404"
     );
-    set.arrive(vec![ok("results/b.json", b.to_json())], Arrival::Whole);
-    assert!(
-        !set.runs[0].evidence.summary,
-        "the whole file took the summary's place"
+    set.arrive(
+        vec![ok(
+            "results/raw/b/1.json.gz",
+            shared::ArmSamples::of(&b.arms[1]).to_json(),
+        )],
+        Arrival::ArmSamples,
     );
+    assert_eq!(set.samples_of(&set.runs[0], 1), b.arms[1].samples_us);
     set.arrive(vec![ok("mine.json", a.to_json())], Arrival::File);
     assert_eq!((set.runs.len(), set.history.len()), (2, 3));
     assert_eq!(set.history[2].source, "mine.json");
