@@ -15,12 +15,14 @@ pub struct VerdictsProps {
 }
 
 /// Each visible run against the first one: ratio, CI and verdict (the bootstrap runs
-/// again only when the arm or the visible runs change).
+/// again only when the arm, the visible runs or the samples fetched change).
 #[component]
 pub fn Verdicts(props: &VerdictsProps) -> Html {
     let keys: Vec<u32> = props.runs.visible().map(|r| r.key).collect();
     let runs = props.runs.clone();
-    let rows = use_memo((props.arm.clone(), keys), move |(arm, _)| {
+    // Arms' samples arrive after the summaries: their number is part of what decides.
+    let fetched = props.runs.samples.len();
+    let rows = use_memo((props.arm.clone(), keys, fetched), move |(arm, _, _)| {
         run_verdicts(&runs, arm)
     });
     if rows.is_empty() {
