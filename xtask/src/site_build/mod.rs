@@ -28,6 +28,7 @@ use crate::tools::{root, step};
 use crate::wasm;
 
 mod built;
+mod gather;
 mod gz;
 mod landing;
 mod results;

@@ -1,6 +1,7 @@
 use super::*;
 use crate::site_build::gz;
 use crate::site_build::MAX_FILE_BYTES;
+use std::path::PathBuf;
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("xtask-results-{name}-{}", std::process::id()));
