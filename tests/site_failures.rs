@@ -325,7 +325,8 @@ fn dropped_files_are_loaded_or_refused_by_name() {
         sources,
         json!([
             format!(
-                "{} results/{}",
+                // The site's gzipped copy of the run's file.
+                "{} results/{}.gz",
                 first["run"]["id"].as_str().unwrap(),
                 site_file(&first)
             ),
