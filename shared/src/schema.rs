@@ -1015,7 +1015,8 @@ string_enum!(
 );
 
 string_enum!(
-    /// The server certificate's key (the chain's leaf; the CA uses the same kind).
+    /// The server certificate's key (the chain's leaf; the root CA and every intermediate
+    /// use the same kind).
     CertKind {
         Rsa2048 = "rsa2048",
         Rsa3072 = "rsa3072",
@@ -1023,6 +1024,10 @@ string_enum!(
         EcdsaP256 = "ecdsa-p256",
         EcdsaP384 = "ecdsa-p384",
         Ed25519 = "ed25519",
+        /// ML-DSA (FIPS 204), the post-quantum signature, at its three parameter sets.
+        MlDsa44 = "ml-dsa-44",
+        MlDsa65 = "ml-dsa-65",
+        MlDsa87 = "ml-dsa-87",
     }
 );
 
