@@ -7,6 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::bars::no_data;
+use super::legend::draw_legend;
 use super::{fail, font, AxisScale, DrawResult, Scale, ERROR, GRID, PALETTE};
 use crate::data::flights::{fmt_bytes, FlightChart};
 
@@ -74,23 +75,38 @@ pub fn draw_flights<DB: DrawingBackend>(
         ))
         .map_err(fail)?;
     }
+    // Each point carries its number; the legend names it (ids are too long to sit
+    // beside points that crowd together below the window).
+    let mut legend: Vec<(String, ShapeStyle)> = Vec::with_capacity(c.points.len());
     for (i, p) in c.points.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let style = ShapeStyle::from(color).stroke_width(s(2.0).max(1) as u32);
+        legend.push((format!("{} {}", i + 1, super::shorten(&p.label, 60)), style));
         if !(finite(&p.bytes) && finite(&p.rtts)) {
             continue;
         }
-        let color = PALETTE[i % PALETTE.len()];
         let (px, py) = chart.backend_coord(&(p.bytes.min(x_range.end), p.rtts.min(y_top)));
         let r = s(4.0);
         area.draw(&Circle::new((px, py), r, color.filled()))
             .map_err(fail)?;
+        // Alternately above and below, so neighbours' numbers do not sit on each other.
+        let dy = if i % 2 == 0 { -s(16.0) } else { s(5.0) };
         area.draw(&Text::new(
-            super::shorten(&p.label, 48),
-            (px + r + s(2.0), py - s(14.0) + s(12.0) * (i % 2) as i32),
+            (i + 1).to_string(),
+            (px - s(3.0), py + dy),
             font(10.0, scale).color(&color),
         ))
         .map_err(fail)?;
     }
-    Ok(())
+    draw_legend(
+        &chart.plotting_area().strip_coord_spec(),
+        &legend,
+        &SeriesLabelPosition::LowerRight,
+        &font(11.0, scale),
+        (WHITE.mix(0.85).filled(), GRID.into()),
+        s(18.0),
+    )?;
+    area.present().map_err(fail)
 }
 
 #[cfg(test)]
@@ -126,8 +142,8 @@ mod tests {
             rec.texts
         );
         assert!(
-            rec.has_text("tls13-full-ml-dsa-87-x25519-rtt50ms"),
-            "{:?}",
+            rec.has_text("2 tls13-full-ml-dsa-87-x25519-rtt50ms") && rec.has_text("2"),
+            "each point numbered, the legend naming it: {:?}",
             rec.texts
         );
         let none = Recorder::draw(700, 380, |a| draw_flights(a, &chart(None), 1.0));
