@@ -375,8 +375,10 @@ pub struct Arm {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt_multiple: Option<f64>,
     /// What this arm's handshakes put on the wire: the chain the server sent, its first
-    /// flight and the ClientHello, in bytes (and TCP segments over an emulated link).
-    /// Null for plain TCP, stacks other than rustls on both ends, and older files.
+    /// flight and the ClientHello, in bytes (and TCP segments over an emulated link), as
+    /// far as the lab's rustls ends counted them (a rustls client against a peer server
+    /// records the ClientHello and the chain, not the server's flight). Null for plain
+    /// TCP, arms with no rustls end, and older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wire: Option<crate::wire::Wire>,
     /// 0-RTT arms: timed connections whose client offered early data, and whose server
