@@ -23,6 +23,7 @@ pub mod setup;
 mod summary;
 mod validate;
 pub mod verdict;
+pub mod wire;
 
 #[cfg(feature = "sample")]
 pub mod sample;
@@ -42,6 +43,7 @@ pub use validate::{
     MAX_RTT_MS, MAX_SECONDS, MAX_TIME, MAX_US, MAX_VERSION,
 };
 pub use verdict::{is_regression, Verdict};
+pub use wire::{FlightSizes, Wire};
 
 /// The JSON Schema (draft 2020-12) of [`Evidence`], generated from the types.
 pub fn json_schema() -> serde_json::Value {

@@ -66,17 +66,18 @@ impl LinkCounts {
     }
 }
 
-/// What `getsockopt(TCP_INFO)` on the client's socket said after each timed connection
-/// (after the window, before close), one entry per successful sample in the order of
-/// `samples_us`. The client's view only: a segment the server retransmitted (a lost
-/// SYN-ACK or server flight) shows here as time, not as a count.
+/// What `getsockopt(TCP_INFO)` on one end's socket said after each timed connection, one
+/// entry per successful sample in the order of `samples_us`: the client's (`Arm.tcp`,
+/// after the window, before close) or the server's (`Arm.server_tcp`, after the client's
+/// close). One end's view only: a segment the other end retransmitted shows in it as
+/// time, not as a count.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TcpCounters {
     /// Connections read.
     pub connections: u64,
-    /// Connections whose client retransmitted at least one segment.
+    /// Connections whose end (client or server) retransmitted at least one segment.
     pub with_retransmission: u64,
-    /// Connections with at least one retransmission timeout on the client (null: the
+    /// Connections with at least one retransmission timeout on this end (null: the
     /// kernel has no `tcpi_total_rto`, before Linux 6.7).
     #[serde(default)]
     pub with_rto: Option<u64>,

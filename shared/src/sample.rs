@@ -80,6 +80,8 @@ pub fn arm(
         rtt_ms: None,
         rtt_method: None,
         rtt_measured_ms: None,
+        rtt_multiple: None,
+        wire: None,
         early_data: None,
         phase_recording: None,
         control_of: None,
@@ -89,6 +91,7 @@ pub fn arm(
         keepalive: None,
         link: None,
         tcp: None,
+        server_tcp: None,
     }
 }
 

@@ -371,6 +371,20 @@ pub struct Arm {
     /// Median of this arm's own TCP connect() times in ms: the path's measured round trip.
     #[serde(default)]
     pub rtt_measured_ms: Option<f64>,
+    /// Arms over an emulated link: the timed window's p50 in round trips of the arm's own
+    /// path, `latency_us.p50 / (rtt_measured_ms × 1000)`. The window there is a time to
+    /// first byte (connect, handshake, request and response), so a TLS 1.3 full handshake
+    /// that fits TCP's initial window comes out near 3 and one whose server flight does
+    /// not near 4. Null elsewhere and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_multiple: Option<f64>,
+    /// What this arm's handshakes put on the wire: the chain the server sent, its first
+    /// flight and the ClientHello, in bytes (and TCP segments over an emulated link), as
+    /// far as the lab's rustls ends counted them (a rustls client against a peer server
+    /// records the ClientHello and the chain, not the server's flight). Null for plain
+    /// TCP, arms with no rustls end, and older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wire: Option<crate::wire::Wire>,
     /// 0-RTT arms: timed connections whose client offered early data, and whose server
     /// accepted it (both ends must agree for a connection to count as accepted).
     #[serde(default)]
@@ -426,6 +440,13 @@ pub struct Arm {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg(not(target_arch = "wasm32"))]
     pub tcp: Option<crate::link::TcpCounters>,
+    /// The same counters from the server's socket, read after the client's close, where
+    /// the lab runs the server (rustls): the server's retransmissions (a lost SYN-ACK or
+    /// server flight), which the client sees only as time. Null elsewhere and in older
+    /// files. (Not in the viewer's wasm build.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg(not(target_arch = "wasm32"))]
+    pub server_tcp: Option<crate::link::TcpCounters>,
 }
 
 /// What a keep-alive arm's connections carried, and what its first request cost.
@@ -1019,7 +1040,8 @@ string_enum!(
 );
 
 string_enum!(
-    /// The server certificate's key (the chain's leaf; the CA uses the same kind).
+    /// The server certificate's key (the chain's leaf; the root CA and every intermediate
+    /// use the same kind).
     CertKind {
         Rsa2048 = "rsa2048",
         Rsa3072 = "rsa3072",
@@ -1027,6 +1049,10 @@ string_enum!(
         EcdsaP256 = "ecdsa-p256",
         EcdsaP384 = "ecdsa-p384",
         Ed25519 = "ed25519",
+        /// ML-DSA (FIPS 204), the post-quantum signature, at its three parameter sets.
+        MlDsa44 = "ml-dsa-44",
+        MlDsa65 = "ml-dsa-65",
+        MlDsa87 = "ml-dsa-87",
     }
 );
 

@@ -82,6 +82,13 @@ pub const SETTINGS: &[Setting] = &[
         read: |ev| Some(link(ev)),
     },
     Setting {
+        name: "chain_depth",
+        label: "intermediate CAs per chain",
+        affects: Affects::Every,
+        // Files from before `--chain-depth` had none: the CA signed the leaf (depth 0).
+        read: |ev| Some(extra(ev, "chain_depth").unwrap_or_else(|| "0".into())),
+    },
+    Setting {
         name: "pacing",
         label: "pause between connections",
         affects: Affects::Every,
@@ -488,5 +495,23 @@ mod tests {
             link(&ev),
             "emulated RTT 0,10ms, --link rate=10mbit --loss 0%,3%"
         );
+    }
+
+    #[test]
+    fn a_file_from_before_chains_reads_as_depth_0_and_a_chained_run_differs() {
+        let mut ev = crate::sample::evidence();
+        ev.run.settings.extra.remove("chain_depth");
+        assert_eq!(setup_of(&ev)["chain_depth"], "0");
+        let before = setup_of(&ev);
+        ev.run
+            .settings
+            .extra
+            .insert("chain_depth".into(), "0".into());
+        assert_eq!(setup_of(&ev), before, "depth 0 is what older runs did");
+        ev.run
+            .settings
+            .extra
+            .insert("chain_depth".into(), "2".into());
+        assert_eq!(setup_of(&ev)["chain_depth"], "2");
     }
 }

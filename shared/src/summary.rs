@@ -22,7 +22,7 @@ impl Evidence {
             }
             // The counts stay; the per-connection rows go.
             #[cfg(not(target_arch = "wasm32"))]
-            if let Some(t) = &mut arm.tcp {
+            for t in [&mut arm.tcp, &mut arm.server_tcp].into_iter().flatten() {
                 t.retransmits = Vec::new();
                 t.rtos = Vec::new();
                 t.segments_out = Vec::new();

@@ -154,3 +154,89 @@ fn keepalive_figures_belong_to_keepalive_arms_only() {
     .iter()
     .all(|p| !p.contains("keepalive")));
 }
+
+fn flight(
+    connections: u64,
+    bytes: [u64; 3],
+    segments: (Option<u64>, Option<u64>),
+) -> shared::FlightSizes {
+    shared::FlightSizes {
+        connections,
+        bytes_min: bytes[0],
+        bytes_p50: bytes[1],
+        bytes_max: bytes[2],
+        segments_p50: segments.0,
+        segments_max: segments.1,
+        initial_cwnd: Some(10),
+        mss: Some(1448),
+    }
+}
+
+fn wire(server: shared::FlightSizes) -> shared::Wire {
+    shared::Wire {
+        chain_certificates: Some(3),
+        chain_bytes: Some(20_000),
+        server_first_flight: Some(server),
+        client_hello: None,
+    }
+}
+
+#[test]
+fn wire_sizes_are_ordered_counted_within_the_successes_and_never_on_plain_tcp() {
+    let good = wire(flight(4, [1, 2, 3], (Some(2), Some(3))));
+    assert!(paths(|e| e.arms[1].wire = Some(good.clone())).is_empty());
+    breaks("arms[0].wire", |e| e.arms[0].wire = Some(good.clone()));
+    breaks("arms[1].wire.server_first_flight.connections", |e| {
+        e.arms[1].wire = Some(wire(flight(5, [1, 2, 3], (None, None))))
+    });
+    breaks("arms[1].wire.server_first_flight.bytes_p50", |e| {
+        e.arms[1].wire = Some(wire(flight(4, [1, 4, 3], (None, None))))
+    });
+    breaks("arms[1].wire.server_first_flight.segments_p50", |e| {
+        e.arms[1].wire = Some(wire(flight(4, [1, 2, 3], (Some(4), Some(3)))))
+    });
+    breaks("arms[1].wire.server_first_flight.segments_p50", |e| {
+        e.arms[1].wire = Some(wire(flight(4, [1, 2, 3], (Some(4), None))))
+    });
+    breaks("arms[1].wire.chain_bytes", |e| {
+        let mut w = good.clone();
+        w.chain_bytes = None;
+        e.arms[1].wire = Some(w);
+    });
+}
+
+#[test]
+fn an_rtt_multiple_belongs_to_an_emulated_link_and_is_a_positive_count() {
+    breaks("arms[1].rtt_multiple", |e| {
+        e.arms[1].rtt_multiple = Some(3.0)
+    });
+    for bad in [0.0, -1.0, f64::NAN] {
+        breaks("arms[1].rtt_multiple", |e| {
+            e.arms[1].rtt_ms = Some(50.0);
+            e.arms[1].rtt_multiple = Some(bad);
+        });
+    }
+    assert!(paths(|e| {
+        e.arms[1].rtt_ms = Some(50.0);
+        e.arms[1].rtt_multiple = Some(3.02);
+    })
+    .is_empty());
+}
+
+#[test]
+fn tcp_counters_have_one_entry_per_counted_connection() {
+    let counters = |n: usize| shared::TcpCounters {
+        connections: 4,
+        with_retransmission: 0,
+        with_rto: None,
+        retransmits: vec![0; n],
+        rtos: Vec::new(),
+        segments_out: vec![5; 4],
+        cwnd: vec![10; 4],
+    };
+    assert!(paths(|e| e.arms[1].server_tcp = Some(counters(4))).is_empty());
+    breaks("arms[1].server_tcp", |e| {
+        e.arms[1].server_tcp = Some(counters(3))
+    });
+    breaks("arms[1].tcp", |e| e.arms[1].tcp = Some(counters(5)));
+}

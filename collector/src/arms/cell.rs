@@ -80,7 +80,8 @@ pub struct Cell {
 
 impl Cell {
     /// Every cell of cert × group × (TLS 1.3, TLS 1.2) × `handshakes`, in that nesting
-    /// order; TLS 1.2 skips the groups it cannot negotiate ([`tls13_only`]).
+    /// order; TLS 1.2 skips the groups it cannot negotiate ([`tls13_only`]) and the
+    /// certificates it cannot sign with ([`tls13_only_cert`]: ML-DSA).
     pub fn matrix(
         certs: &[CertKind],
         groups: &[KxGroup],
@@ -90,7 +91,7 @@ impl Cell {
         for &cert in certs {
             for &group in groups {
                 for tls in Tls::BOTH {
-                    if tls == Tls::Tls12 && tls13_only(group) {
+                    if tls == Tls::Tls12 && (tls13_only(group) || tls13_only_cert(cert)) {
                         continue;
                     }
                     out.extend(handshakes.iter().map(|&handshake| Cell {
@@ -130,6 +131,11 @@ pub fn tls13_only(group: KxGroup) -> bool {
     matches!(group, KxGroup::X25519Mlkem768)
 }
 
+/// Certificates TLS 1.2 cannot sign with: ML-DSA has TLS 1.3 signature schemes only.
+pub fn tls13_only_cert(cert: CertKind) -> bool {
+    !crate::certs::tls12_capable(cert)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +159,13 @@ mod tests {
             "{cells:?}"
         );
         assert_eq!(cells[2].to_string(), "tls12-full-rsa2048-x25519");
+        let pq = Cell::matrix(
+            &[CertKind::MlDsa65],
+            &[KxGroup::X25519],
+            &[HandshakeMode::Full],
+        );
+        assert_eq!(pq.len(), 1, "ML-DSA: TLS 1.3 only: {pq:?}");
+        assert_eq!(pq[0].tls, Tls::Tls13);
     }
 
     #[test]

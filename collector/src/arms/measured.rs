@@ -64,6 +64,13 @@ pub struct ArmRun {
     /// The client socket's TCP counters of every successful connection that read them
     /// (over an emulated link), in the order of `samples_us`.
     pub tcp: Vec<super::tcp_info::TcpInfo>,
+    /// The same from the server's socket, where the server read them (rustls servers).
+    pub server_tcp: Vec<super::tcp_info::TcpInfo>,
+    /// Per successful connection where counted: the client's ClientHello, the server's
+    /// first flight, and the chain the client received (certificates, DER bytes).
+    pub client_hellos: Vec<super::wire::Flight>,
+    pub server_flights: Vec<super::wire::Flight>,
+    pub chains: Vec<(u32, u64)>,
 }
 
 /// An arm's traced connections: the same window, with both ends' phases recorded.
@@ -103,6 +110,10 @@ impl ArmRun {
             traced: None,
             placed: None,
             tcp: Vec::new(),
+            server_tcp: Vec::new(),
+            client_hellos: Vec::new(),
+            server_flights: Vec::new(),
+            chains: Vec::new(),
         }
     }
 
@@ -130,6 +141,15 @@ impl ArmRun {
         self.record_sample(outcome.elapsed);
         self.connect_us.push(round_ns(outcome.connect));
         self.tcp.extend(outcome.tcp);
+        let wire = |h: &Option<Handshake>| h.as_ref().and_then(|h| h.wire.clone());
+        if let Some(w) = wire(&outcome.client) {
+            self.client_hellos.extend(w.flight);
+            self.chains.extend(w.chain);
+        }
+        if let Some(w) = wire(&outcome.server) {
+            self.server_flights.extend(w.flight);
+            self.server_tcp.extend(w.tcp);
+        }
         if let Some(k) = outcome.keepalive {
             let (first, per) = (round_ns(k.first), round_ns(outcome.elapsed));
             let amortized = (first + per * (k.requests - 1) as f64) / k.requests as f64;

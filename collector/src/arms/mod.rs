@@ -38,6 +38,7 @@ pub mod tcp;
 pub mod tcp_info;
 pub mod trace;
 pub mod verify;
+pub mod wire;
 
 use std::fmt;
 use std::time::Duration;
@@ -251,6 +252,20 @@ pub struct Handshake {
     /// The CPU this end's thread ran on when its handshake completed (`sched_getcpu`),
     /// where it samples it.
     pub cpu: Option<u16>,
+    /// What this end put on the wire and saw of it, where counted (rustls ends).
+    pub wire: Option<WireFacts>,
+}
+
+/// One end's wire facts of a handshake (see [`wire`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WireFacts {
+    /// This end's first flight: the client's ClientHello, the server's answer to it.
+    pub flight: Option<wire::Flight>,
+    /// Client side, full handshakes: the certificates the server sent, and their DER
+    /// bytes summed.
+    pub chain: Option<(u32, u64)>,
+    /// Server side: its socket's TCP counters after the connection, where read.
+    pub tcp: Option<tcp_info::TcpInfo>,
 }
 
 impl Handshake {
@@ -270,6 +285,7 @@ impl Handshake {
             early_data: None,
             trace: None,
             cpu: None,
+            wire: None,
         }
     }
 }

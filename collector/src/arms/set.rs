@@ -10,7 +10,9 @@ use super::{ArmKind, ArmSpec, Cell, HandshakeMode, Tls};
 #[derive(Debug, Clone, Args)]
 pub struct ArmSet {
     /// Certificate kinds, comma-separated: rsa2048, rsa3072, rsa4096, ecdsa-p256,
-    /// ecdsa-p384, ed25519. Each gets its own CA and leaf, made in memory for this run.
+    /// ecdsa-p384, ed25519, and the post-quantum ml-dsa-44, ml-dsa-65, ml-dsa-87 (FIPS 204;
+    /// TLS 1.3 only, so they get no TLS 1.2 arms). Each gets its own root CA, intermediates
+    /// (--chain-depth) and leaf, made in memory for this run.
     #[arg(
         long,
         value_name = "LIST",
@@ -30,6 +32,15 @@ pub struct ArmSet {
         default_value = "x25519,x25519mlkem768"
     )]
     pub groups: Vec<KxGroup>,
+
+    /// Intermediate CAs between each root and its leaf (0 to 3), all of the leaf's key
+    /// kind. The server sends the leaf and the intermediates; the client trusts only the
+    /// root. Long chains and post-quantum keys make the server's first flight larger than
+    /// TCP's initial window, which costs a round trip on a real path (--rtt); the evidence
+    /// records each arm's chain bytes and first-flight bytes. Peer stacks load the leaf
+    /// alone, so with a depth above 0 their arms are skipped (with that reason).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=crate::certs::MAX_CHAIN_DEPTH as i64))]
+    pub chain_depth: u8,
 }
 
 /// The default arm set: TCP connect; for each cert and group, TLS 1.3 and TLS 1.2 in

@@ -21,12 +21,19 @@ pub struct TcpInfo {
     pub snd_cwnd: u32,
     /// `tcpi_rtt`: the smoothed round trip, in µs.
     pub rtt_us: u32,
+    /// `tcpi_data_segs_out`: segments with data sent, retransmissions included (None on
+    /// a kernel too old to count them).
+    pub data_segs_out: Option<u32>,
+    /// `tcpi_snd_mss`: the largest segment this end sends, in bytes.
+    pub snd_mss: u32,
 }
 
+const SND_MSS: usize = 16;
 const RTT: usize = 68;
 const SND_CWND: usize = 80;
 const TOTAL_RETRANS: usize = 100;
 const SEGS_OUT: usize = 136;
+const DATA_SEGS_OUT: usize = 156;
 const TOTAL_RTO: usize = 240;
 
 /// The socket's counters now; None when the call fails (not a TCP socket).
@@ -63,6 +70,8 @@ pub fn parse(b: &[u8]) -> Option<TcpInfo> {
         segs_out: u32_at(SEGS_OUT)?,
         snd_cwnd: u32_at(SND_CWND)?,
         rtt_us: u32_at(RTT)?,
+        data_segs_out: u32_at(DATA_SEGS_OUT),
+        snd_mss: u32_at(SND_MSS)?,
     })
 }
 
@@ -79,6 +88,8 @@ mod tests {
         b[SND_CWND..SND_CWND + 4].copy_from_slice(&10u32.to_ne_bytes());
         b[TOTAL_RETRANS..TOTAL_RETRANS + 4].copy_from_slice(&3u32.to_ne_bytes());
         b[SEGS_OUT..SEGS_OUT + 4].copy_from_slice(&17u32.to_ne_bytes());
+        b[DATA_SEGS_OUT..DATA_SEGS_OUT + 4].copy_from_slice(&15u32.to_ne_bytes());
+        b[SND_MSS..SND_MSS + 4].copy_from_slice(&1448u32.to_ne_bytes());
         b[TOTAL_RTO..TOTAL_RTO + 2].copy_from_slice(&2u16.to_ne_bytes());
         let want = TcpInfo {
             total_retrans: 3,
@@ -86,6 +97,8 @@ mod tests {
             segs_out: 17,
             snd_cwnd: 10,
             rtt_us: 1234,
+            data_segs_out: Some(15),
+            snd_mss: 1448,
         };
         assert_eq!(parse(&b), Some(want));
         // A kernel before 6.7 returns 232 bytes: no tcpi_total_rto.
@@ -97,6 +110,8 @@ mod tests {
             })
         );
         assert_eq!(parse(&b[..100]), None);
+        // Before Linux 4.6 the struct ended before tcpi_data_segs_out.
+        assert_eq!(parse(&b[..152]).unwrap().data_segs_out, None);
     }
 
     #[test]
@@ -109,6 +124,11 @@ mod tests {
         let fresh = read(&client).expect("a TCP socket has TCP_INFO");
         assert_eq!(fresh.snd_cwnd, 10, "{fresh:?}");
         assert_eq!(fresh.segs_out, 2, "{fresh:?}");
+        assert_eq!(
+            fresh.data_segs_out,
+            Some(0),
+            "SYN and ACK carry no data: {fresh:?}"
+        );
         assert_eq!(fresh.total_retrans, 0);
         assert!(fresh.rtt_us > 0, "{fresh:?}");
         assert_eq!(fresh.total_rto.unwrap_or(0), 0);
@@ -120,6 +140,11 @@ mod tests {
         // One data segment more out (an ACK of the pong may follow later).
         let after = read(&client).unwrap();
         assert!(after.segs_out >= 3, "{after:?}");
+        assert_eq!(
+            after.data_segs_out,
+            Some(1),
+            "one write, one segment: {after:?}"
+        );
         assert_eq!(after.total_retrans, 0);
         assert_eq!(read(&std::fs::File::open("/dev/null").unwrap()), None);
     }

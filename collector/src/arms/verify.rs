@@ -122,6 +122,7 @@ mod tests {
             early_data: None,
             trace: None,
             cpu: None,
+            wire: None,
         };
         Outcome {
             elapsed: Duration::ZERO,

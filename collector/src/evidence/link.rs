@@ -1,6 +1,7 @@
 //! What an emulated link did, in words, from the run's own counts: per arm on a lossy
-//! link (or one where TCP retransmitted), the achieved loss beside the asked, and how
-//! many connections waited for a retransmission, against the tail. Written into
+//! link (or one where TCP retransmitted), the achieved loss beside the asked, how many
+//! connections waited for a client retransmission, against the tail, and how many the
+//! server retransmitted on. Written into
 //! `settings.extra.link_findings` (the viewer shows them) and printed in the summary.
 
 use shared::{Arm, LinkCounts};
@@ -19,7 +20,9 @@ pub fn findings(arms: &[Arm]) -> Vec<String> {
         let (Some(link), Some(lat)) = (&a.link, &a.latency_us) else {
             continue;
         };
-        let retransmitted = a.tcp.as_ref().is_some_and(|t| t.with_retransmission > 0);
+        let resent =
+            |t: &Option<shared::TcpCounters>| t.as_ref().is_some_and(|t| t.with_retransmission > 0);
+        let retransmitted = resent(&a.tcp) || resent(&a.server_tcp);
         if link.loss == 0.0 && !retransmitted {
             continue;
         }
@@ -60,6 +63,16 @@ pub fn findings(arms: &[Arm]) -> Vec<String> {
                     ));
                 }
                 line.push(')');
+            }
+            parts.push(line);
+        }
+        if let Some(t) = &a.server_tcp {
+            let mut line = format!(
+                "{} of {} connections included a server retransmission (a lost SYN-ACK or server flight)",
+                t.with_retransmission, t.connections
+            );
+            if let Some(rto) = t.with_rto {
+                line.push_str(&format!(", {rto} a server retransmission timeout"));
             }
             parts.push(line);
         }
@@ -161,6 +174,18 @@ mod tests {
         let mut a = lossy_arm();
         a.link.as_mut().unwrap().loss = 0.0;
         a.tcp.as_mut().unwrap().with_retransmission = 0;
-        assert!(findings(&[a]).is_empty());
+        assert!(findings(&[a.clone()]).is_empty());
+        // A retransmission by the server alone is worth a line.
+        let mut server = a.tcp.clone().unwrap();
+        server.with_retransmission = 1;
+        server.with_rto = Some(0);
+        a.server_tcp = Some(server);
+        let lines = findings(&[a]);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].contains("1 of 4 connections included a server retransmission (a lost SYN-ACK or server flight), 0 a server retransmission timeout"),
+            "{}",
+            lines[0]
+        );
     }
 }

@@ -26,8 +26,9 @@ pub type Op = (String, Side, u64);
 ///
 /// - Full (TLS 1.2 and 1.3 alike): the client's key share, the server's key share and
 ///   agreement (for the hybrid, ML-KEM encapsulation), the server's signature, the
-///   client's two verifications (the leaf's signature by the CA, and the handshake
-///   signature), and the client's agreement (hybrid: decapsulation).
+///   client's verifications (the leaf's signature by the CA — [`with_chain`] adds one per
+///   intermediate — and the handshake signature), and the client's agreement (hybrid:
+///   decapsulation).
 /// - Resumed TLS 1.3 (psk_dhe_ke): the key exchange only.
 /// - Resumed TLS 1.2: no public-key operation at all.
 pub fn ops(
@@ -68,6 +69,19 @@ pub fn ops(
         }
     }
     Some(ops)
+}
+
+/// Counts one chain verification per certificate the server sent (`sent`: the leaf,
+/// signed by the first intermediate, and each intermediate, signed by the next or the
+/// root), where [`ops`] counts the leaf's alone.
+pub fn with_chain(ops: &mut [Op], cert: CertKind, sent: u64) {
+    let (_, _, chain) = sig_names(cert);
+    for op in ops
+        .iter_mut()
+        .filter(|o| o.0 == chain && o.1 == Side::Client)
+    {
+        op.2 += sent.saturating_sub(1);
+    }
 }
 
 /// Times every primitive the given arms need (each cert's signatures, each group's
@@ -149,9 +163,16 @@ pub fn apply(arm: &mut Arm, primitives: &[Primitive]) {
     if arm.client_stack != Stack::Rustls || arm.server_stack != Stack::Rustls {
         return;
     }
-    let Some(ops) = ops(arm.protocol, arm.mode, arm.cert, arm.kx_group) else {
+    let Some(mut ops) = ops(arm.protocol, arm.mode, arm.cert, arm.kx_group) else {
         return;
     };
+    // With intermediates the client verifies one signature per certificate sent.
+    if let (Some(cert), Some(sent)) = (
+        arm.cert,
+        arm.wire.as_ref().and_then(|w| w.chain_certificates),
+    ) {
+        with_chain(&mut ops, cert, sent);
+    }
     let mut parts = Vec::new();
     for (name, side, count) in ops {
         let Some(p) = primitives.iter().find(|p| p.name == name) else {
@@ -234,6 +255,23 @@ mod tests {
         ] {
             assert!(rsa.iter().any(|n| n == name), "{rsa:?} lacks {name}");
         }
+    }
+
+    #[test]
+    fn intermediates_add_one_chain_verification_each() {
+        let full = |c| ops(Protocol::Tls13, Mode::Full, Some(c), Some(KxGroup::X25519)).unwrap();
+        let count = |o: &[Op], name: &str| o.iter().find(|x| x.0 == name).unwrap().2;
+        let mut ec = full(CertKind::EcdsaP256);
+        with_chain(&mut ec, CertKind::EcdsaP256, 3);
+        // One scheme for chain and handshake: 3 certificates + CertificateVerify.
+        assert_eq!(count(&ec, "ecdsa-p256-verify-ecdsa_nistp256_sha256"), 4);
+        let mut rsa = full(CertKind::Rsa4096);
+        with_chain(&mut rsa, CertKind::Rsa4096, 3);
+        assert_eq!(count(&rsa, "rsa4096-verify-rsa_pkcs1_sha256"), 3);
+        assert_eq!(count(&rsa, "rsa4096-verify-rsa_pss_sha512"), 1);
+        let mut leaf_only = full(CertKind::Rsa2048);
+        with_chain(&mut leaf_only, CertKind::Rsa2048, 1);
+        assert_eq!(leaf_only, full(CertKind::Rsa2048));
     }
 
     #[test]

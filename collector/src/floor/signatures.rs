@@ -20,6 +20,9 @@ pub fn handshake_scheme(cert: CertKind) -> SignatureScheme {
         CertKind::EcdsaP256 => SignatureScheme::ECDSA_NISTP256_SHA256,
         CertKind::EcdsaP384 => SignatureScheme::ECDSA_NISTP384_SHA384,
         CertKind::Ed25519 => SignatureScheme::ED25519,
+        CertKind::MlDsa44 => SignatureScheme::ML_DSA_44,
+        CertKind::MlDsa65 => SignatureScheme::ML_DSA_65,
+        CertKind::MlDsa87 => SignatureScheme::ML_DSA_87,
     }
 }
 

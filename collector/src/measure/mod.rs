@@ -14,6 +14,7 @@ pub mod phases;
 pub mod record;
 pub mod rtt;
 pub mod steal;
+pub mod wire;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;

@@ -108,6 +108,9 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         rtt_method: None,
         rtt_measured_ms: (!run.connect_us.is_empty())
             .then(|| stats::median_in_place(&mut run.connect_us.clone()) / 1000.0),
+        // Set over an emulated link, where the RTT is known (measure::rtt).
+        rtt_multiple: None,
+        wire: super::wire::record(run),
         early_data: run.early_data,
         phase_recording: phase_recording(run),
         phases: super::phases::from_traces(&run.traces).filter(|_| {
@@ -123,10 +126,11 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         keepalive: keepalive(run, summary.map(|s| s.p50)),
         link: None,
         tcp: tcp_counters(&run.tcp),
+        server_tcp: tcp_counters(&run.server_tcp),
     }
 }
 
-/// The TCP_INFO counters of an arm's connections, where any were read.
+/// The TCP_INFO counters of one end of an arm's connections, where any were read.
 fn tcp_counters(conns: &[crate::arms::tcp_info::TcpInfo]) -> Option<shared::TcpCounters> {
     if conns.is_empty() {
         return None;

@@ -59,6 +59,31 @@ pub struct Phase {
     all_ids: Vec<String>,
 }
 
+/// Why a peer arm's certificate cannot be served by its stack, found out before running
+/// it: an ML-DSA key its library cannot load (with the version of its tool found), or a
+/// chain with intermediates (peer servers are given the leaf alone).
+fn cell_skip(
+    a: &PeerArm,
+    tools: &BTreeMap<&'static str, Found>,
+    chain_depth: u8,
+) -> Option<String> {
+    let cert = a.spec.cert()?;
+    let stack = STACKS.iter().find(|s| s.name() == a.stack)?;
+    if crate::certs::ml_dsa(cert) {
+        if let Some(why) = stack.no_ml_dsa() {
+            let found = a
+                .tools
+                .iter()
+                .find_map(|t| tools.get(t.program)?.as_ref().ok())
+                .map_or(String::new(), |(_, v)| format!(" (found: {v})"));
+            return Some(format!("{cert} certificate: {why}{found}"));
+        }
+    }
+    (chain_depth > 0).then(|| {
+        format!("--chain-depth {chain_depth}: peer servers are given the leaf alone, so chains are measured on the rustls arms only")
+    })
+}
+
 impl Phase {
     /// Plans the peer arms (none with `--no-peers` or when `loopback` is false: they run
     /// on plain loopback only) and looks up their tools.
@@ -68,6 +93,7 @@ impl Phase {
         groups: &[KxGroup],
         filter: Option<&str>,
         loopback: bool,
+        chain_depth: u8,
     ) -> Result<Phase> {
         let all = stacks::plan(certs, groups);
         let all_ids = all.iter().map(|a| a.id.clone()).collect();
@@ -111,6 +137,10 @@ impl Phase {
                 );
             }
             tools.insert(name, found);
+        }
+        let mut arms = arms;
+        for a in arms.iter_mut().filter(|a| a.known_skip.is_none()) {
+            a.known_skip = cell_skip(a, &tools, chain_depth);
         }
         Ok(Phase {
             args: args.clone(),

@@ -27,7 +27,7 @@ pub fn server_config(certs: &CertStore, kind: shared::CertKind) -> Result<Arc<Se
     let cfg = ServerConfig::builder_with_provider(provider())
         .with_protocol_versions(&[&rustls::version::TLS13])?
         .with_no_client_auth()
-        .with_single_cert(vec![set.leaf.clone()], set.leaf_key())?;
+        .with_single_cert(set.chain(), set.leaf_key())?;
     Ok(Arc::new(cfg))
 }
 

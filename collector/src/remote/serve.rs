@@ -52,11 +52,12 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode> {
         .first()
         .copied()
         .unwrap_or(shared::CertKind::EcdsaP256);
-    let certs = CertStore::generate(
+    let certs = CertStore::chained(
         specs
             .iter()
             .filter_map(|s| s.cert())
             .chain(std::iter::once(control_kind)),
+        args.set.chain_depth,
     )?;
     write::write_atomic(&args.ca_out, certs.ca_bundle().as_bytes())?;
     let io_timeout = Duration::from_millis(args.io_timeout_ms);

@@ -43,8 +43,9 @@ pub struct RunArgs {
     #[command(flatten)]
     pub set: ArmSet,
 
-    /// The full cross: every TLS version × mode × all six cert kinds × all four groups
-    /// (overrides --certs and --groups). Pair with e.g. `--samples 300`.
+    /// The full cross: every TLS version × mode × every cert kind × every group
+    /// (overrides --certs and --groups; TLS 1.2 skips what it cannot negotiate). Pair with
+    /// e.g. `--samples 300`.
     #[arg(long)]
     pub matrix: bool,
 

@@ -57,6 +57,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         groups,
         args.arms.as_deref(),
         on_loopback,
+        args.chain_depth,
     )?;
     let mut specs = arms::default_set(certs, groups, request);
     if request && args.target.is_none() {
@@ -169,7 +170,8 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         server_host = Some(Box::new(host));
         arms
     } else {
-        let cert_store = CertStore::generate(specs.iter().filter_map(|s| s.cert()))?;
+        let cert_store =
+            CertStore::chained(specs.iter().filter_map(|s| s.cert()), args.chain_depth)?;
         match &args.link {
             Some(grid) => rtt::run(
                 &specs,
@@ -203,7 +205,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
             },
             ..spec
         };
-        let cert_store = CertStore::generate(spec.cert())?;
+        let cert_store = CertStore::chained(spec.cert(), args.chain_depth)?;
         arms.extend(capacity::arms(
             &spec,
             &args.capacity.concurrency,

@@ -28,6 +28,8 @@ pub struct RunOptions {
     pub groups: Vec<KxGroup>,
     /// Whether `--matrix` chose them.
     pub matrix: bool,
+    /// Intermediates between each root and its leaf (`--chain-depth`).
+    pub chain_depth: u8,
     /// Emulated round trips (`--rtt`, or the RTT of `--link` / `--loss`), one after the
     /// other, instead of plain loopback.
     pub rtt: Option<RttList>,
@@ -133,6 +135,7 @@ impl RunOptions {
             certs,
             groups,
             matrix: args.matrix,
+            chain_depth: args.set.chain_depth,
             rtt,
             link,
             target,

@@ -54,6 +54,7 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
         "every round visits every arm once, in an order shuffled per round from the seed".into(),
     );
     put("certificates", certs::DESCRIPTION.into());
+    put("chain_depth", args.chain_depth.to_string());
     put("server_config", "rustls defaults: in-memory session cache of 256, 2 TLS 1.3 tickets per handshake; ticket arms add the aws-lc-rs Ticketer (TLS 1.2 RFC 5077 tickets / TLS 1.3 stateless PSK); no client auth; one server thread per arm, one connection at a time".into());
     put("client_config", "rustls ClientConfig per arm; full arms: resumption disabled; resumed arms: in-memory cache of 256 sessions, TLS 1.2 session IDs or tickets; SNI localhost; WebPKI verification against the run's CA".into());
     put("io_timeout_ms", io_timeout.as_millis().to_string());
@@ -79,14 +80,26 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
         .filter(|g| crate::arms::tls13_only(**g))
         .map(|g| g.as_str())
         .collect();
+    let tls13_certs: Vec<&str> = certs
+        .iter()
+        .filter(|c| crate::arms::cell::tls13_only_cert(**c))
+        .map(|c| c.as_str())
+        .collect();
+    let mut not_measured = Vec::new();
     if !tls13_only.is_empty() {
-        put(
-            "cells_not_measured",
-            format!(
-                "tls1.2 × {} (every cert): a TLS 1.3-only group, with no TLS 1.2 code point; the TLS 1.2 arms of the other groups are measured",
-                tls13_only.join(", ")
-            ),
-        );
+        not_measured.push(format!(
+            "tls1.2 × {} (every cert): a TLS 1.3-only group, with no TLS 1.2 code point; the TLS 1.2 arms of the other groups are measured",
+            tls13_only.join(", ")
+        ));
+    }
+    if !tls13_certs.is_empty() {
+        not_measured.push(format!(
+            "tls1.2 × {} (every group): ML-DSA has TLS 1.3 signature schemes only",
+            tls13_certs.join(", ")
+        ));
+    }
+    if !not_measured.is_empty() {
+        put("cells_not_measured", not_measured.join("; "));
     }
     put(
         "phase_recording",

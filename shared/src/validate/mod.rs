@@ -11,6 +11,7 @@ mod phases;
 #[cfg(not(target_arch = "wasm32"))]
 mod placement;
 mod strings;
+mod wire;
 
 use crate::ids::ArmsById;
 use crate::schema::{ComparisonKind, Evidence, Mode, SCHEMA_VERSION};
@@ -224,6 +225,7 @@ impl Evidence {
             #[cfg(not(target_arch = "wasm32"))]
             placement::check(arm, self.summary, &at, &mut bad);
             open_loop::check(arm, &at, &mut bad);
+            wire::check(arm, self.summary, &at, &mut bad);
             bounds::check_arm(arm, &at, &mut bad);
         }
         bounds::check_rest(self, &mut bad);

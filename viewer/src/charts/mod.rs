@@ -8,6 +8,7 @@
 pub mod against;
 pub mod bars;
 pub mod cdf;
+pub mod flights;
 pub mod labels;
 pub mod legend;
 pub mod lines;

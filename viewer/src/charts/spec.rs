@@ -6,8 +6,11 @@ use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 
 use super::bars::Extent;
-use super::{against, bars, cdf, font, lines, speedup, stacks, waterfall, DrawResult, Scale};
+use super::{
+    against, bars, cdf, flights, font, lines, speedup, stacks, waterfall, DrawResult, Scale,
+};
 use crate::data::derive::{CdfSeries, SpeedupBar};
+use crate::data::flights::{fmt_bytes, FlightChart};
 use crate::data::format::fmt_us;
 use crate::data::outcome::PercentileBar;
 use crate::data::phases::Waterfall;
@@ -31,6 +34,8 @@ pub enum ChartSpec {
     Waterfall(Vec<Waterfall>),
     /// One arm across runs: a line per host, and the points marked as changes.
     Trend(Vec<Line>, Vec<(f64, f64, bool)>),
+    /// Round trips against the server's first flight, with the initial window.
+    Flights(FlightChart),
 }
 
 impl ChartSpec {
@@ -49,6 +54,7 @@ impl ChartSpec {
             | ChartSpec::Ttfb(_)
             | ChartSpec::Trend(..) => lines::HEIGHT,
             ChartSpec::Waterfall(r) => waterfall::height_for(r.len()),
+            ChartSpec::Flights(_) => flights::HEIGHT,
         }
     }
 
@@ -70,6 +76,29 @@ impl ChartSpec {
                 lines_text(l, &|x| format!("{x:.0} clients"), y)
             }
             ChartSpec::Ttfb(l) => lines_text(l, &|x| format!("RTT {x} ms"), &us),
+            ChartSpec::Flights(c) => {
+                let mut t: Vec<TextLine> = c
+                    .points
+                    .iter()
+                    .map(|p| {
+                        let bytes = fmt_bytes(p.bytes.max(0.0).round() as u64);
+                        (
+                            p.label.clone(),
+                            format!("{bytes}: {:.2} RTT", p.rtts),
+                            false,
+                        )
+                    })
+                    .collect();
+                if let (Some((cwnd, mss)), Some(w)) = (c.window, c.window_bytes()) {
+                    let w = fmt_bytes(w.round() as u64);
+                    t.push((
+                        "initial window".into(),
+                        format!("{cwnd} segments × {mss} B = {w}"),
+                        false,
+                    ));
+                }
+                t
+            }
             // The trend has its own table (run ids, verdicts) under the chart.
             ChartSpec::StackSpeedups(_) | ChartSpec::Waterfall(_) | ChartSpec::Trend(..) => {
                 Vec::new()
@@ -90,6 +119,7 @@ impl ChartSpec {
             ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) | ChartSpec::Trend(l, _) => {
                 l.iter().map(|l| l.label.clone()).collect()
             }
+            ChartSpec::Flights(c) => c.points.iter().map(|p| p.label.clone()).collect(),
         }
     }
 
@@ -100,7 +130,8 @@ impl ChartSpec {
             ChartSpec::Cdf(..)
             | ChartSpec::Capacity(..)
             | ChartSpec::Ttfb(_)
-            | ChartSpec::Trend(..) => None,
+            | ChartSpec::Trend(..)
+            | ChartSpec::Flights(_) => None,
             _ => Some(bars::drawn_labels(&self.labels(), css_w)),
         }
     }
@@ -115,6 +146,7 @@ impl ChartSpec {
             ChartSpec::StackSpeedups(r) => r.len(),
             ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) | ChartSpec::Trend(l, _) => l.len(),
             ChartSpec::Waterfall(r) => r.len(),
+            ChartSpec::Flights(c) => c.points.len(),
         }
     }
 }
@@ -168,5 +200,6 @@ pub fn paint<DB: DrawingBackend>(
         ChartSpec::Ttfb(l) => against::draw_ttfb(area, l, dpr),
         ChartSpec::Waterfall(r) => waterfall::draw_waterfalls(area, r, dpr),
         ChartSpec::Trend(l, marks) => against::draw_trend(area, l, marks, dpr),
+        ChartSpec::Flights(c) => flights::draw_flights(area, c, dpr),
     }
 }

@@ -93,7 +93,9 @@ fn table_row(r: &ArmRow) -> Html {
         <tr data-arm={r.arm.clone()} data-run={r.run_key.to_string()}
             class={r.no_result.as_ref().is_some_and(|w| w.is_error()).then_some("error")}>
             <td>{r.run.clone()}</td>
-            <th scope="row" class="arm"><code>{shown(&r.arm)}</code></th>
+            <th scope="row" class="arm"><code>{shown(&r.arm)}</code>
+                if let Some(w) = &r.wire { <div class="wire hint">{w.clone()}</div> }
+            </th>
             <td>{r.protocol.clone()}</td><td>{r.mode.clone()}</td>
             <td>{r.cert.clone()}</td><td>{r.group.clone()}</td>
             {numbers}

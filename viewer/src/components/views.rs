@@ -1,5 +1,6 @@
 //! The views a run has only when its evidence has the data for them: stacks (peer
-//! arms), the cert × group grid, capacity under concurrency, and TTFB against RTT.
+//! arms), the cert × group grid, capacity under concurrency, TTFB against RTT, and round
+//! trips against the server's first flight.
 
 use std::rc::Rc;
 
@@ -9,6 +10,7 @@ use super::canvas::Chart;
 use crate::charts::spec::ChartSpec;
 use crate::charts::Scale;
 use crate::data::filter::ArmFilter;
+use crate::data::flights::flight_chart;
 use crate::data::format::{fmt_ratio, fmt_us};
 use crate::data::load::LoadedRun;
 use crate::data::matrix::{matrices, Matrix};
@@ -37,6 +39,7 @@ pub fn run_views(props: &ViewsProps) -> Html {
     let rate = capacity_lines(ev, f, CapacityMetric::Rate);
     let p99 = capacity_lines(ev, f, CapacityMetric::P99);
     let ttfb = ttfb_lines(ev, f);
+    let flights = flight_chart(ev, f);
     let falls = waterfalls(ev, f);
     let sweeps = sweep_tables(ev, f);
     let ranked = rankings(ev, f);
@@ -79,6 +82,14 @@ pub fn run_views(props: &ViewsProps) -> Html {
             "Time to first byte against round-trip time",
             "p50 time to first byte per arm against the emulated RTT, with 1-4 RTT guides",
             ChartSpec::Ttfb(ttfb),
+        ));
+    }
+    if let Some(c) = flights {
+        charts.push((
+            "flights",
+            "Round trips against the server's first flight",
+            "per full-handshake arm over the emulated link, p50 time to first byte in round trips of its own path against the median bytes of the server's first flight, with the initial congestion window the servers' sockets reported (a flight past it waits for an ACK: one round trip more)",
+            ChartSpec::Flights(c),
         ));
     }
     if !falls.is_empty() {

@@ -25,6 +25,8 @@ pub enum Topic {
     KeepAlive,
     /// An emulated link's achieved loss, and the connections TCP retransmitted on.
     Link,
+    /// A server flight larger than TCP's initial window (a round trip more).
+    Flights,
     /// What a probed server offers (`collector probe`).
     Capability,
     Pitfall,
@@ -46,6 +48,7 @@ impl Topic {
             ),
             (Topic::PostQuantum, _) => (format!("#grid-{key}"), "cert × group table"),
             (Topic::Phases, _) => (format!("#chart-phases-{key}"), "phase chart"),
+            (Topic::Flights, _) => (format!("#chart-flights-{key}"), "first-flight chart"),
             (Topic::ZeroRtt | Topic::KeepAlive | Topic::Link, _) => {
                 (format!("#chart-ttfb-{key}"), "time-to-first-byte chart")
             }
@@ -94,6 +97,7 @@ impl Topic {
             Topic::ZeroRtt => "0-RTT",
             Topic::KeepAlive => "keep-alive",
             Topic::Link => "emulated link",
+            Topic::Flights => "first flight",
             Topic::Capability => "server capability",
             Topic::Pitfall => "caught by the tool",
         }
@@ -273,6 +277,16 @@ pub fn findings(ev: &Evidence) -> Vec<Finding> {
     post_quantum(ev, &mut out);
     phases(ev, &mut out);
     zero_rtt(ev, &arms, &mut out);
+    for (text, a, rtts) in super::flights::crossings(ev) {
+        let data = vec![datum(
+            a,
+            "time to first byte in round trips",
+            rtts,
+            None,
+            "RTT",
+        )];
+        push(&mut out, Topic::Flights, headline(a), text, data);
+    }
     written_by_the_collector(ev, &mut out);
     pitfalls(ev, &mut out);
     out

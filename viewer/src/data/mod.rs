@@ -8,6 +8,7 @@ pub mod derive;
 pub mod export;
 pub mod filter;
 pub mod findings;
+pub mod flights;
 pub mod format;
 pub mod head;
 pub mod head_html;

@@ -44,6 +44,9 @@ pub struct ArmRow {
     pub rate: Option<[f64; 2]>,
     /// When set, the row's numbers are not results: shown instead of them.
     pub no_result: Option<NoResult>,
+    /// The arm's wire sizes and round-trip count in words (see
+    /// [`super::flights::wire_text`]), where it has them.
+    pub wire: Option<String>,
 }
 
 /// Rows for every arm of the visible runs that passes the filter.
@@ -80,6 +83,7 @@ pub fn arm_rows(runs: &RunSet, filter: &ArmFilter) -> Vec<ArmRow> {
             efficiency: a.efficiency,
             rate: a.rate.as_ref().map(|r| [r.per_real_s, r.per_user_s]),
             no_result: no_result(a),
+            wire: super::flights::wire_text(a),
         })
         .collect()
 }

@@ -118,6 +118,9 @@ impl PeerStack for Peer {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn no_ml_dsa(&self) -> Option<&'static str> {
+        Some("botan tls_server needs Botan 3 for ML-DSA; Botan 2 has none")
+    }
 
     fn beyond_loopback(&self) -> Option<&'static str> {
         Some("`botan tls_server` has no listen-address option: it listens on every interface of this host while its arms run")

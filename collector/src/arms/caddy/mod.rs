@@ -140,6 +140,9 @@ impl PeerStack for Peer {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn no_ml_dsa(&self) -> Option<&'static str> {
+        Some("Caddy serves through Go's crypto/tls, which offers no ML-DSA certificates")
+    }
 
     fn plan(&self, certs: &[CertKind], groups: &[KxGroup]) -> Vec<PeerArm> {
         Cell::matrix(certs, groups, &HandshakeMode::FULL_AND_TICKET)

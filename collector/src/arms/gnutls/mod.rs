@@ -74,6 +74,9 @@ impl PeerStack for Peer {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn no_ml_dsa(&self) -> Option<&'static str> {
+        Some("GnuTLS loads ML-DSA keys only when built with them (3.8 with leancrypto), which this release is not")
+    }
 
     fn plan(&self, certs: &[CertKind], groups: &[KxGroup]) -> Vec<PeerArm> {
         let mut out = Vec::new();

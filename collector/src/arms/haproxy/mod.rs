@@ -215,6 +215,9 @@ impl PeerStack for Peer {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn no_ml_dsa(&self) -> Option<&'static str> {
+        Some("HAProxy loads keys through OpenSSL, which has ML-DSA from 3.5 on")
+    }
 
     fn plan(&self, certs: &[CertKind], groups: &[KxGroup]) -> Vec<PeerArm> {
         Cell::matrix(certs, groups, &HandshakeMode::ALL)

@@ -100,6 +100,9 @@ impl PeerStack for Peer {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn no_ml_dsa(&self) -> Option<&'static str> {
+        Some("nginx loads keys through OpenSSL, which has ML-DSA from 3.5 on")
+    }
 
     fn plan(&self, certs: &[CertKind], groups: &[KxGroup]) -> Vec<PeerArm> {
         let mut out = Vec::new();

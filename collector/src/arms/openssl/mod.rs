@@ -154,6 +154,9 @@ impl PeerStack for Peer {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn no_ml_dsa(&self) -> Option<&'static str> {
+        Some("s_server and s_time load ML-DSA keys through OpenSSL, which has ML-DSA from 3.5 on")
+    }
 
     /// s_time and s_server pin the first of `groups` OpenSSL 3.0 knows (none: no arms).
     fn plan(&self, certs: &[CertKind], groups: &[KxGroup]) -> Vec<PeerArm> {

@@ -15,6 +15,10 @@ pub trait PeerStack: Sync {
     fn name(&self) -> &'static str;
     /// Every arm it has for these certs and groups, before `--arms` filtering.
     fn plan(&self, certs: &[CertKind], groups: &[KxGroup]) -> Vec<PeerArm>;
+    /// Why it cannot serve an ML-DSA certificate (`ml-dsa-*` in `--certs`), or None when
+    /// it can: the driver skips its ML-DSA arms with this reason and the version of its
+    /// tool that was found, so no cell is dropped silently.
+    fn no_ml_dsa(&self) -> Option<&'static str>;
     /// Why its server cannot be held to loopback (e.g. it has no listen-address option),
     /// or None. Servers bind loopback only by default, so such a stack's arms run only
     /// when `--arms` names them.

@@ -21,6 +21,9 @@ impl PeerStack for Peer {
     fn name(&self) -> &'static str {
         "python"
     }
+    fn no_ml_dsa(&self) -> Option<&'static str> {
+        Some("Python's ssl loads keys through the OpenSSL it links, which has ML-DSA from 3.5 on")
+    }
 
     fn plan(&self, certs: &[CertKind], _groups: &[shared::KxGroup]) -> Vec<PeerArm> {
         arms(certs)

@@ -14,8 +14,10 @@ use super::drive::{self, End};
 use super::{client_config, facts, spec_parts, start_server_traced};
 use crate::arms::server::{ready_socket, Server};
 use crate::arms::trace::{Stamp, Trace};
+use crate::arms::wire::{Counted, Flight, FlightLog};
 use crate::arms::{
-    ArmSpec, Handshake, Outcome, PhaseRecording, Session, SessionOptions, END, REQUEST, RESPONSE,
+    ArmSpec, Handshake, Outcome, PhaseRecording, Session, SessionOptions, WireFacts, END, REQUEST,
+    RESPONSE,
 };
 use crate::certs::CertStore;
 
@@ -104,7 +106,14 @@ impl TlsClient {
                 Some(mut early) => early.write(REQUEST)? == REQUEST.len(),
                 None => false,
             };
-        drive::handshake(&mut conn, &mut tcp, &mut trace, End::Client)?;
+        // The ClientHello is counted on the socket (TCP's segments only where TCP_INFO
+        // is read: two getsockopt calls in the window, over an emulated link alone).
+        let mut log = FlightLog::new(self.tcp_info);
+        let mut io = Counted {
+            tcp: &mut tcp,
+            log: &mut log,
+        };
+        drive::handshake(&mut conn, &mut io, &mut trace, End::Client)?;
         let elapsed = started.elapsed();
         let cpu = crate::cpu::current();
         Ok(Handshaken {
@@ -116,6 +125,7 @@ impl TlsClient {
             elapsed,
             offered,
             trace,
+            client_hello: log.flight(),
         })
     }
 
@@ -131,6 +141,17 @@ impl TlsClient {
                 .then_some((h.offered, h.offered && h.conn.is_early_data_accepted()));
             f.trace = h.trace.clone().into_events();
             f.cpu = h.cpu;
+            // What the server sent: only a full handshake carries certificates (a resumed
+            // one's peer certificates come from the session).
+            let chain = (f.kind != rustls::HandshakeKind::Resumed)
+                .then(|| h.conn.peer_certificates())
+                .flatten()
+                .map(|c| (c.len() as u32, c.iter().map(|d| d.len() as u64).sum()));
+            f.wire = Some(WireFacts {
+                flight: h.client_hello,
+                chain,
+                tcp: None,
+            });
         }
         facts
     }
@@ -190,6 +211,8 @@ pub struct Handshaken {
     pub trace: Trace,
     /// The CPU the client ran on when the handshake completed.
     pub cpu: Option<u16>,
+    /// The ClientHello as counted on the socket (with early data, where sent with it).
+    pub client_hello: Option<Flight>,
 }
 
 impl ClientSide {

@@ -1,8 +1,7 @@
 //! Drives one rustls handshake over a blocking socket, flight by flight, marking each
 //! flight in a [`Trace`]: what `complete_io` does, with the moments made visible.
 
-use std::io::Write;
-use std::net::TcpStream;
+use std::io::{Read, Write};
 
 use anyhow::{bail, Context, Result};
 use rustls::{ConnectionCommon, ProtocolVersion, SideData};
@@ -21,9 +20,9 @@ pub enum End {
 /// blocking read returned its first bytes); `done` when the handshake is complete and
 /// this end's last handshake flight is written. A TLS 1.3 server's tickets are not part
 /// of the handshake: they stay queued for the caller's first write.
-pub fn handshake<D: SideData>(
+pub fn handshake<D: SideData, S: Read + Write>(
     conn: &mut ConnectionCommon<D>,
-    tcp: &mut TcpStream,
+    tcp: &mut S,
     trace: &mut Trace,
     end: End,
 ) -> Result<()> {
@@ -60,7 +59,7 @@ pub fn handshake<D: SideData>(
 }
 
 /// Writes everything rustls has queued.
-pub fn write_all<D: SideData>(conn: &mut ConnectionCommon<D>, tcp: &mut TcpStream) -> Result<()> {
+pub fn write_all<D: SideData, S: Write>(conn: &mut ConnectionCommon<D>, tcp: &mut S) -> Result<()> {
     while conn.wants_write() {
         conn.write_tls(tcp).context("writing")?;
     }
@@ -68,14 +67,14 @@ pub fn write_all<D: SideData>(conn: &mut ConnectionCommon<D>, tcp: &mut TcpStrea
     Ok(())
 }
 
-fn read<D: SideData>(conn: &mut ConnectionCommon<D>, tcp: &mut TcpStream) -> Result<()> {
+fn read<D: SideData, S: Read>(conn: &mut ConnectionCommon<D>, tcp: &mut S) -> Result<()> {
     if conn.read_tls(tcp).context("reading")? == 0 {
         bail!("the peer closed the connection during the handshake");
     }
     Ok(())
 }
 
-fn process<D: SideData>(conn: &mut ConnectionCommon<D>, tcp: &mut TcpStream) -> Result<()> {
+fn process<D: SideData, S: Write>(conn: &mut ConnectionCommon<D>, tcp: &mut S) -> Result<()> {
     if let Err(e) = conn.process_new_packets() {
         // Send the alert rustls queued, so the peer learns why.
         let _ = write_all(conn, tcp);

@@ -52,7 +52,7 @@ pub(crate) fn server_config(arm: &ArmSpec, certs: &CertStore) -> Result<ServerCo
     let mut cfg = ServerConfig::builder_with_provider(provider(group))
         .with_protocol_versions(&[version(arm.protocol())])?
         .with_no_client_auth()
-        .with_single_cert(vec![set.leaf.clone()], set.leaf_key())?;
+        .with_single_cert(set.chain(), set.leaf_key())?;
     match arm.fault {
         Fault::NoSessionStore => cfg.session_storage = Arc::new(NoServerSessionStorage {}),
         Fault::None | Fault::DropEvery(_) if arm.resumption() == Some(Resumption::Ticket) => {

@@ -13,9 +13,11 @@ use rustls::{ServerConfig, ServerConnection};
 use super::drive::{self, End};
 use super::{facts, server_config};
 use crate::arms::server::{drain, Handler, Server};
+use crate::arms::tcp_info;
 use crate::arms::trace::Trace;
+use crate::arms::wire::{Counted, FlightLog};
 use crate::arms::{
-    ArmSpec, Fault, Handshake, PhaseRecording, SessionOptions, END, REQUEST, RESPONSE,
+    ArmSpec, Fault, Handshake, PhaseRecording, SessionOptions, WireFacts, END, REQUEST, RESPONSE,
 };
 use crate::certs::CertStore;
 
@@ -28,6 +30,9 @@ struct TlsHandler {
     traced: Arc<AtomicBool>,
     /// [`Fault::DropEvery`]: N, and the connections accepted so far (shared by the workers).
     drop_every: Option<(u64, Arc<AtomicU64>)>,
+    /// Read the socket's `TCP_INFO` around the first flight and after the connection
+    /// (see [`SessionOptions::tcp_info`]).
+    tcp_info: bool,
 }
 
 impl Handler for TlsHandler {
@@ -53,12 +58,18 @@ impl Handler for TlsHandler {
             Ok(c) => c,
             Err(e) => return report(Err(e.to_string())),
         };
+        // The first flight (the answer to the ClientHello) is counted on the socket.
+        let mut log = FlightLog::new(self.tcp_info);
+        let mut io = Counted {
+            tcp: &mut tcp,
+            log: &mut log,
+        };
         let served = if self.request {
             // Only a server that accepts early data reports on it.
             let accepts_early = self.config.max_early_data_size > 0;
-            answer_request(&mut conn, &mut tcp).map(|early| accepts_early.then_some(early))
+            answer_request(&mut conn, &mut io).map(|early| accepts_early.then_some(early))
         } else {
-            drive::handshake(&mut conn, &mut tcp, &mut trace, End::Server).map(|_| None)
+            drive::handshake(&mut conn, &mut io, &mut trace, End::Server).map(|_| None)
         };
         let cpu = crate::cpu::current();
         let early = match served {
@@ -79,6 +90,14 @@ impl Handler for TlsHandler {
         if tls.write_all(last).and_then(|_| tls.flush()).is_ok() {
             drain(tls);
         }
+        if let Some(f) = f.as_mut() {
+            f.wire = Some(WireFacts {
+                flight: log.flight(),
+                chain: None,
+                // After the client's close: every retransmission of the connection counted.
+                tcp: self.tcp_info.then(|| tcp_info::read(&tcp)).flatten(),
+            });
+        }
         report(Ok(f));
     }
 }
@@ -86,7 +105,7 @@ impl Handler for TlsHandler {
 /// Reads the request (from early data if the client sent it so, else after the
 /// handshake), answers at once, and completes the handshake. Returns whether the request
 /// came as early data.
-fn answer_request(conn: &mut ServerConnection, tcp: &mut TcpStream) -> Result<bool> {
+fn answer_request(conn: &mut ServerConnection, tcp: &mut (impl Read + Write)) -> Result<bool> {
     let mut req = Vec::with_capacity(REQUEST.len());
     let mut early = false;
     let mut buf = [0u8; 256];
@@ -149,6 +168,7 @@ pub fn start_server_traced(
             Fault::DropEvery(n) => Some((n.max(1).into(), Arc::new(AtomicU64::new(0)))),
             _ => None,
         },
+        tcp_info: opts.tcp_info(),
     };
     Server::spawn_at(
         &arm.id(),

@@ -137,6 +137,7 @@ mod tests {
             early_data: None,
             trace: None,
             cpu: None,
+            wire: None,
         })
     }
 
