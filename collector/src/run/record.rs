@@ -154,6 +154,10 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
     if !link.is_empty() {
         put("link_findings", link.join(" · "));
     }
+    let loss = crate::evidence::loss::findings(arms);
+    if !loss.is_empty() {
+        put("loss_findings", loss.join(" · "));
+    }
     if let Some(target) = &args.target {
         put(
             "target",
