@@ -6,9 +6,10 @@ use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 
 use super::bars::Extent;
-use super::{against, bars, cdf, font, lines, speedup, stacks, waterfall, DrawResult, Scale};
+use super::{against, bars, cdf, font, lines, loss, speedup, stacks, waterfall, DrawResult, Scale};
 use crate::data::derive::{CdfSeries, SpeedupBar};
 use crate::data::format::fmt_us;
+use crate::data::loss::{ms, LossPanel};
 use crate::data::outcome::PercentileBar;
 use crate::data::phases::Waterfall;
 use crate::data::series::{CapacityMetric, Line};
@@ -28,6 +29,8 @@ pub enum ChartSpec {
     StackSpeedups(Vec<StackSpeedup>),
     Capacity(Vec<Line>, CapacityMetric),
     Ttfb(Vec<Line>),
+    /// Handshake p50 and p95 against loss, a panel per RTT.
+    Loss(Vec<LossPanel>),
     Waterfall(Vec<Waterfall>),
     /// One arm across runs: a line per host, and the points marked as changes.
     Trend(Vec<Line>, Vec<(f64, f64, bool)>),
@@ -49,6 +52,7 @@ impl ChartSpec {
             | ChartSpec::Ttfb(_)
             | ChartSpec::Trend(..) => lines::HEIGHT,
             ChartSpec::Waterfall(r) => waterfall::height_for(r.len()),
+            ChartSpec::Loss(p) => loss::height_for(p.len()),
         }
     }
 
@@ -70,6 +74,16 @@ impl ChartSpec {
                 lines_text(l, &|x| format!("{x:.0} clients"), y)
             }
             ChartSpec::Ttfb(l) => lines_text(l, &|x| format!("RTT {x} ms"), &us),
+            ChartSpec::Loss(panels) => {
+                let mut rows = Vec::new();
+                for p in panels {
+                    for mut r in lines_text(&p.lines, &|x| format!("{x}% loss"), &us) {
+                        r.0 = format!("RTT {} · {}", ms(p.rtt_ms), r.0);
+                        rows.push(r);
+                    }
+                }
+                rows
+            }
             // The trend has its own table (run ids, verdicts) under the chart.
             ChartSpec::StackSpeedups(_) | ChartSpec::Waterfall(_) | ChartSpec::Trend(..) => {
                 Vec::new()
@@ -90,6 +104,13 @@ impl ChartSpec {
             ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) | ChartSpec::Trend(l, _) => {
                 l.iter().map(|l| l.label.clone()).collect()
             }
+            // The curves are named in the first panel's legend.
+            ChartSpec::Loss(p) => p
+                .iter()
+                .take(1)
+                .flat_map(|p| &p.lines)
+                .map(|l| l.label.clone())
+                .collect(),
         }
     }
 
@@ -100,6 +121,7 @@ impl ChartSpec {
             ChartSpec::Cdf(..)
             | ChartSpec::Capacity(..)
             | ChartSpec::Ttfb(_)
+            | ChartSpec::Loss(_)
             | ChartSpec::Trend(..) => None,
             _ => Some(bars::drawn_labels(&self.labels(), css_w)),
         }
@@ -115,6 +137,7 @@ impl ChartSpec {
             ChartSpec::StackSpeedups(r) => r.len(),
             ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) | ChartSpec::Trend(l, _) => l.len(),
             ChartSpec::Waterfall(r) => r.len(),
+            ChartSpec::Loss(p) => p.len(),
         }
     }
 }
@@ -166,6 +189,7 @@ pub fn paint<DB: DrawingBackend>(
         ChartSpec::StackSpeedups(r) => stacks::draw_stack_speedups(area, r, dpr),
         ChartSpec::Capacity(l, metric) => against::draw_capacity(area, l, *metric, dpr),
         ChartSpec::Ttfb(l) => against::draw_ttfb(area, l, dpr),
+        ChartSpec::Loss(p) => loss::draw_loss(area, p, dpr),
         ChartSpec::Waterfall(r) => waterfall::draw_waterfalls(area, r, dpr),
         ChartSpec::Trend(l, marks) => against::draw_trend(area, l, marks, dpr),
     }

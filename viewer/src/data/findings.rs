@@ -25,6 +25,8 @@ pub enum Topic {
     KeepAlive,
     /// An emulated link's achieved loss, and the connections TCP retransmitted on.
     Link,
+    /// What loss does to the tail, per curve and RTT (the loss view).
+    Loss,
     /// What a probed server offers (`collector probe`).
     Capability,
     Pitfall,
@@ -46,6 +48,7 @@ impl Topic {
             ),
             (Topic::PostQuantum, _) => (format!("#grid-{key}"), "cert × group table"),
             (Topic::Phases, _) => (format!("#chart-phases-{key}"), "phase chart"),
+            (Topic::Loss, _) => (format!("#chart-loss-{key}"), "loss chart"),
             (Topic::ZeroRtt | Topic::KeepAlive | Topic::Link, _) => {
                 (format!("#chart-ttfb-{key}"), "time-to-first-byte chart")
             }
@@ -94,6 +97,7 @@ impl Topic {
             Topic::ZeroRtt => "0-RTT",
             Topic::KeepAlive => "keep-alive",
             Topic::Link => "emulated link",
+            Topic::Loss => "loss",
             Topic::Capability => "server capability",
             Topic::Pitfall => "caught by the tool",
         }
@@ -505,7 +509,8 @@ fn zero_rtt(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
 
 /// Lines the collector wrote from the same run's numbers into `settings.extra`, joined by
 /// ` · `: the keep-alive comparison per RTT, the emulated link's asked and achieved loss
-/// and the connections that waited for a TCP retransmission, and a probe's findings (its certificate's
+/// and the connections that waited for a TCP retransmission, what loss did to each arm
+/// kind's tail at each RTT (the loss chart's sentences), and a probe's findings (its certificate's
 /// trust, its capabilities, and whether the timed connections verified the
 /// certificate). Each is cut to 600 characters (it comes from a file).
 fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
@@ -513,6 +518,7 @@ fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
         ("probe_findings", Topic::Capability, "The server offers "),
         ("keepalive_findings", Topic::KeepAlive, "Per request, "),
         ("link_findings", Topic::Link, "On the emulated link, "),
+        ("loss_findings", Topic::Loss, ""),
     ] {
         let Some(lines) = ev.run.settings.extra.get(key) else {
             continue;
