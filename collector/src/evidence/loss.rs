@@ -152,11 +152,11 @@ mod tests {
         let mut a = shared::sample::arm(&id, Protocol::Tls13, Mode::Full, None, samples);
         let mut retransmits = vec![0; n];
         let mut rtos = vec![0; n];
-        for i in n - slow..n {
-            retransmits[i] = 1;
+        for r in &mut retransmits[n - slow..] {
+            *r = 1;
         }
-        for i in n - rto_of_slow..n {
-            rtos[i] = 1;
+        for r in &mut rtos[n - rto_of_slow..] {
+            *r = 1;
         }
         if slow > 0 {
             retransmits[0] = 1;

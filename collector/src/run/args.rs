@@ -155,6 +155,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", value_parser = super::link_args::LossList::parse)]
     pub loss: Option<super::link_args::LossList>,
 
+    /// Emulated links (RTT × loss combinations of --rtt/--loss) measured at the same
+    /// time, each on a path of its own: its own pair of network namespaces, TUN devices
+    /// and relay threads (1 to 64; 1: one link after the other). A lossy link's
+    /// connections mostly wait on TCP's timers, so a grid of them is bound by waiting,
+    /// not by CPU; the links with the longest RTT and loss start first. Connections of
+    /// different links then overlap in time (within a link they never do), and the
+    /// evidence says so (settings.extra.link)
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub parallel_links: u16,
+
     /// Run the client side against `collector serve` at ADDR (its control address)
     /// instead of starting local servers. Needs --ca and --token.
     #[arg(long, value_name = "ADDR", requires = "ca", requires = "token")]
