@@ -5,6 +5,7 @@
 //! SYN and SYN-ACK meet the link like every other packet, so TCP connect itself costs
 //! one round trip, and a lost SYN waits for TCP's retransmission timer.
 
+pub mod bench;
 pub mod link;
 pub mod model;
 #[cfg(test)]
