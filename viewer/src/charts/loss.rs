@@ -183,5 +183,9 @@ mod tests {
             lines: vec![line("a p50", &[(0.0, 1.7e308), (100.0, 0.0)], false)],
         }];
         Recorder::draw(400, 260, |a| draw_loss(a, &huge, 1.0));
+        // A file with hundreds of RTTs: panels too small to hold a chart fail to draw
+        // (said under the canvas), never panic.
+        let many: Vec<LossPanel> = (0..500).map(|i| panel(f64::from(i))).collect();
+        let _ = Recorder::try_draw(400, height_for(many.len()), |a| draw_loss(a, &many, 1.0));
     }
 }
