@@ -58,8 +58,8 @@ pub fn io_timeout(base: Duration, link: &LinkSpec) -> Duration {
 ///
 /// `parallel` links are measured at the same time, each on a path of its own (its own
 /// namespaces, TUN devices and relay threads: [`DelayPath::numbered`]), the links with
-/// the longest RTT and loss first; within a link its arms are interleaved in rounds as
-/// on one path. The arms come back in the order of `links` whatever finished first.
+/// the longest RTT and loss first (with one path, in the grid's order); within a link its
+/// arms are interleaved in rounds as on one path. The arms come back in the order of `links` whatever finished first.
 pub fn run(
     specs: &[ArmSpec],
     (links, label_loss): (&[LinkSpec], bool),
@@ -69,10 +69,15 @@ pub fn run(
     parallel: usize,
     stop: &AtomicBool,
 ) -> Result<Vec<Arm>> {
-    let order = slowest_first(links);
+    let workers = parallel.clamp(1, links.len().max(1));
+    // One path measures the grid in its own order, as before there were several (an
+    // interrupted run keeps the grid's first links).
+    let order = match workers {
+        1 => (0..links.len()).collect(),
+        _ => slowest_first(links),
+    };
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<(usize, Vec<Arm>)>> = Mutex::new(Vec::new());
-    let workers = parallel.clamp(1, links.len().max(1));
     std::thread::scope(|scope| -> Result<()> {
         let handles: Vec<_> = (0..workers)
             .map(|w| {
