@@ -1,22 +1,25 @@
 //! Handshake time against loss as small multiples: one panel per RTT, side by side in
 //! two columns where the page is wide enough, one above the other where it is not; each
 //! drawn by [`super::lines`] on one shared log time axis, so panels compare at a glance.
-//! A curve's p50 is solid, its p95 dashed in the same color; the first panel names them.
+//! A curve's p50 is solid, its p95 dashed in the same color; a legend above the panels
+//! names the curves.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::lines::{draw_lines, Axes, Drawn};
-use super::{fail, AxisScale, DrawResult, Scale};
+use super::{fail, legend, legend_rows, AxisScale, DrawResult, Scale, PALETTE};
 use crate::data::format::fmt_us;
 use crate::data::loss::{ms, LossPanel};
 
 /// CSS height of one panel when the panels are stacked.
 pub const PANEL_HEIGHT: u32 = 260;
+/// CSS height kept for the legend above the panels (two rows).
+pub const LEGEND_HEIGHT: u32 = 44;
 
 /// The chart's CSS height for `panels` panels (stacked: wide pages make fewer, taller rows).
 pub fn height_for(panels: usize) -> u32 {
-    PANEL_HEIGHT * panels.clamp(1, 8) as u32
+    PANEL_HEIGHT * panels.clamp(1, 8) as u32 + LEGEND_HEIGHT
 }
 
 /// Columns of panels in a chart `css_w` wide: two from 760 CSS px.
@@ -49,8 +52,21 @@ pub fn draw_loss<DB: DrawingBackend>(
         }
     }
     let r = Scale::Log.range(lo, hi);
-    let cells = area.split_evenly((rows, cols));
-    for (i, (panel, cell)) in panels.iter().zip(&cells).enumerate() {
+    // The curves, named once above the panels in their colours (p50 solid, p95 dashed, as
+    // the axis says): a legend inside a narrow panel would cover its lines.
+    let names: Vec<&str> = panels.first().map_or(Vec::new(), |p| {
+        let p50s = p.lines.iter().step_by(2);
+        p50s.map(|l| l.label.trim_end_matches(" p50")).collect()
+    });
+    let items: Vec<(&str, RGBColor)> = (0..)
+        .zip(names)
+        .map(|(i, n)| (n, PALETTE[i % PALETTE.len()]))
+        .collect();
+    let strip = 8.0 + 18.0 * legend_rows(&items, 4.0, css_w) as f64;
+    let (top, body) = area.split_vertically((strip * scale).round() as u32);
+    legend(&top, &items, 4.0, scale)?;
+    let cells = body.split_evenly((rows, cols));
+    for (panel, cell) in panels.iter().zip(&cells) {
         // A curve's p50 and p95 are neighbours: one color per curve, p95 dashed.
         let drawn: Vec<Drawn<'_>> = (0..)
             .zip(&panel.lines)
@@ -72,7 +88,7 @@ pub fn draw_loss<DB: DrawingBackend>(
             guides: Vec::new(),
             markers: true,
             legend_at: SeriesLabelPosition::UpperLeft,
-            legend: i == 0,
+            legend: false,
             marks: &[],
         };
         draw_lines(cell, &drawn, &axes, scale)?;
@@ -84,7 +100,6 @@ pub fn draw_loss<DB: DrawingBackend>(
 mod tests {
     use super::*;
     use crate::charts::recorder::Recorder;
-    use crate::charts::PALETTE;
     use crate::data::testdata::line;
 
     fn panel(rtt: f64) -> LossPanel {
@@ -154,9 +169,10 @@ mod tests {
                 .any(|p| c.rgb == (p.0, p.1, p.2))
         };
         let marks: Vec<i32> = rec.rects.iter().filter(curve).map(|r| r.2 .0).collect();
-        // 4 lines × 2 points in each panel, none past the canvas.
+        // 4 lines × 2 points in each panel (and the legend's two squares), none past the
+        // canvas.
         assert_eq!(marks.iter().filter(|x| right(**x)).count(), 8, "{marks:?}");
-        assert_eq!(marks.len(), 16, "{marks:?}");
+        assert_eq!(marks.len(), 16 + 2, "{marks:?}");
         assert!(marks.iter().all(|x| *x < 1000), "{marks:?}");
         let zero: Vec<i32> = rec
             .texts
@@ -173,8 +189,8 @@ mod tests {
         assert_eq!(columns(1300.0, 4), 2);
         assert_eq!(columns(400.0, 4), 1);
         assert_eq!(columns(1300.0, 1), 1);
-        assert_eq!(height_for(4), 4 * PANEL_HEIGHT);
-        assert_eq!(height_for(0), PANEL_HEIGHT);
+        assert_eq!(height_for(4), 4 * PANEL_HEIGHT + LEGEND_HEIGHT);
+        assert_eq!(height_for(0), PANEL_HEIGHT + LEGEND_HEIGHT);
         // Nothing to draw says so, and huge or empty values do not break the axis.
         let rec = Recorder::draw(400, 260, |a| draw_loss(a, &[], 1.0));
         assert!(rec.texts.is_empty(), "{:?}", rec.texts);

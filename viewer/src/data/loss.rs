@@ -116,9 +116,8 @@ pub fn loss_panels(ev: &Evidence, filter: &ArmFilter) -> Vec<LossPanel> {
             p.lines[i + 1].points.push(point(c.5, None));
         }
     }
-    for p in &mut panels {
-        p.lines.retain(|l| !l.points.is_empty());
-    }
+    // Every panel has every curve (empty where its RTT lacks it), so a curve keeps its
+    // place, and with it its colour, in every panel.
     panels
 }
 

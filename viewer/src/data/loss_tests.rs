@@ -91,10 +91,15 @@ fn one_panel_per_rtt_with_p50_and_p95_per_curve_against_loss_in_percent() {
         [(0.0, 9_000.0), (10.0, 1_050_000.0)]
     );
     assert_eq!(xy(&panels[0].lines[3]), [(0.0, 9_500.0), (10.0, 11_000.0)]);
-    // One slow connection of 20 stays beyond p95.
+    // One slow connection of 20 stays beyond p95. A curve the RTT lacks keeps its place
+    // (and colour), empty.
     let labels: Vec<&str> = panels[1].lines.iter().map(|l| l.label.as_str()).collect();
-    assert_eq!(labels, ["x25519 p50", "x25519 p95"]);
+    assert_eq!(
+        labels,
+        ["x25519 p50", "x25519 p95", "secp256r1 p50", "secp256r1 p95"]
+    );
     assert_eq!(xy(&panels[1].lines[1]), [(0.0, 65_000.0), (10.0, 70_000.0)]);
+    assert!(panels[1].lines[2].points.is_empty() && panels[1].lines[3].points.is_empty());
 }
 
 #[test]
