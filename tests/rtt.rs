@@ -451,3 +451,77 @@ fn a_signal_during_setup_ends_the_run_with_its_status_and_leaves_nothing() {
         );
     }
 }
+
+/// `--parallel-links`: the links of a grid measured at once, each on a path of its own,
+/// come back as one after the other would: every arm in the grid's order, each link with
+/// its own seed and packet counts, and the run's loss sentences; the evidence says the
+/// links overlapped.
+#[test]
+fn a_loss_grid_on_parallel_links_comes_back_as_one_link_after_the_other_would() {
+    if !e2e::needs_root(
+        "a_loss_grid_on_parallel_links_comes_back_as_one_link_after_the_other_would",
+    ) {
+        return;
+    }
+    let _serial = one_at_a_time();
+    let run = |parallel: &str| {
+        let dir = scratch(&format!("rtt-parallel-{parallel}"));
+        let out = collector()
+            .args([
+                "run",
+                "--no-peers",
+                "--rtt",
+                "5ms,10ms",
+                "--loss",
+                "0%,10%",
+                "--samples",
+                "6",
+                "--rounds",
+                "2",
+                "--warmup",
+                "2",
+                "--seed",
+                "22",
+                "--arms",
+                "tls13-full-ecdsa-p256-x25519",
+                "--certs",
+                "ecdsa-p256",
+                "--groups",
+                "x25519",
+                "--no-floor",
+                "--parallel-links",
+                parallel,
+                "--out",
+                dir.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "stderr: {stderr}");
+        read_evidence(&dir)
+    };
+    let (one, four) = (run("1"), run("4"));
+    let ids = |e: &shared::Evidence| -> Vec<(String, u64)> {
+        e.arms
+            .iter()
+            .map(|a| (a.id.clone(), a.link.as_ref().expect("on a link").seed))
+            .collect()
+    };
+    // The same arms in the same order, each link with the seed of its place in the grid.
+    assert_eq!(ids(&four), ids(&one));
+    assert_eq!(four.arms.len(), 4, "{:?}", ids(&four));
+    for a in &four.arms {
+        let link = a.link.as_ref().unwrap();
+        assert!(link.client_to_server.seen > 0, "{}: its own counts", a.id);
+        assert_eq!(a.succeeded + a.failed, 6, "{}", a.id);
+    }
+    let link = &four.run.settings.extra["link"];
+    assert!(link.contains("4 at a time"), "{link}");
+    assert!(one.run.settings.extra["link"].contains("one after the other"));
+    let loss = &four.run.settings.extra["loss_findings"];
+    assert_eq!(loss.split(" · ").count(), 2, "one per RTT: {loss}");
+    assert!(
+        loss.starts_with("tls13-full-ecdsa-p256-x25519 at 5 ms RTT: p95 "),
+        "{loss}"
+    );
+}

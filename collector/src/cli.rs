@@ -72,4 +72,9 @@ threshold.)"
     /// entries in µs). Arms with an error or without a latency are left out and named on
     /// stderr.
     Export(crate::export::ExportArgs),
+    /// Benchmark the emulated link's relay (root): the time it adds per packet at 0 ms
+    /// (a 1-byte ping-pong against loopback) and the rate it holds for handshake-sized
+    /// flights (16-64 KB bursts) with and without a link rate. Prints; never fails on a
+    /// time.
+    RelayBench(crate::netem::bench::RelayBenchArgs),
 }

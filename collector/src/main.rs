@@ -13,6 +13,9 @@ fn main() -> ExitCode {
         Command::Probe(args) => collector::probe::probe(args),
         Command::Spread(args) => collector::spread::command(&args),
         Command::Export(args) => collector::export::command(&args),
+        Command::RelayBench(args) => {
+            collector::netem::bench::command(&args).map(|()| ExitCode::SUCCESS)
+        }
         Command::Schema => {
             println!(
                 "{}",

@@ -5,6 +5,7 @@ mod ci;
 pub mod environment;
 pub mod keepalive;
 pub mod link;
+pub mod loss;
 pub mod write;
 
 pub use ci::apply_cis;

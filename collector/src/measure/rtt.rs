@@ -2,7 +2,8 @@
 //! on loopback, with the client thread in one network namespace and the servers in
 //! another, one link (RTT × loss) after the other.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -54,76 +55,135 @@ pub fn io_timeout(base: Duration, link: &LinkSpec) -> Duration {
 
 /// Measures `specs` on every link in `links` (request/response mode: the window ends at
 /// the first response byte). Stops early, keeping what was measured, when `stop` is set.
+///
+/// `parallel` links are measured at the same time, each on a path of its own (its own
+/// namespaces, TUN devices and relay threads: [`DelayPath::numbered`]), the links with
+/// the longest RTT and loss first (with one path, in the grid's order); within a link its
+/// arms are interleaved in rounds as on one path. The arms come back in the order of `links` whatever finished first.
 pub fn run(
     specs: &[ArmSpec],
     (links, label_loss): (&[LinkSpec], bool),
     plan: &Plan,
     certs: &CertStore,
     (io_timeout_base, keepalive_requests): (Duration, u64),
+    parallel: usize,
     stop: &AtomicBool,
 ) -> Result<Vec<Arm>> {
-    let path = DelayPath::new(stop).map_err(|e| {
-        // A signal during setup is not a missing privilege: say only that (run/mod.rs).
-        if e.is::<SetupInterrupted>() {
-            e
-        } else {
-            e.context(
-                "emulated round trips (--rtt, --link, --loss) need root, `ip` (iproute2) and /dev/net/tun; no RTT result was faked",
-            )
-        }
-    })?;
-    let path = &path;
-    std::thread::scope(|scope| {
-        scope
-            .spawn(move || -> Result<Vec<Arm>> {
-                // This thread (and the servers it starts) now lives in the client namespace.
-                path.client.enter()?;
-                let mut arms = Vec::new();
-                for (index, link) in links.iter().enumerate() {
-                    if stop.load(Ordering::SeqCst) {
-                        break;
+    let workers = parallel.clamp(1, links.len().max(1));
+    // One path measures the grid in its own order, as before there were several (an
+    // interrupted run keeps the grid's first links).
+    let order = match workers {
+        1 => (0..links.len()).collect(),
+        _ => slowest_first(links),
+    };
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<(usize, Vec<Arm>)>> = Mutex::new(Vec::new());
+    std::thread::scope(|scope| -> Result<()> {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let (order, next, done) = (&order, &next, &done);
+                scope.spawn(move || -> Result<()> {
+                    let path = DelayPath::numbered(stop, w).map_err(|e| {
+                        // A signal during setup is not a missing privilege: say only that
+                        // (run/mod.rs).
+                        if e.is::<SetupInterrupted>() {
+                            e
+                        } else {
+                            e.context(
+                                "emulated round trips (--rtt, --link, --loss) need root, `ip` (iproute2) and /dev/net/tun; no RTT result was faked",
+                            )
+                        }
+                    })?;
+                    // This thread (and the servers it starts) now lives in the client
+                    // namespace; the relay threads, started above, stay outside.
+                    path.client.enter()?;
+                    loop {
+                        let Some(&index) = order.get(next.fetch_add(1, Ordering::SeqCst))
+                        else {
+                            return Ok(());
+                        };
+                        if stop.load(Ordering::SeqCst) {
+                            return Ok(());
+                        }
+                        let opts = (io_timeout_base, keepalive_requests, label_loss);
+                        let arms = one_link(&path, specs, &links[index], index, plan, certs, opts, stop)?;
+                        done.lock().unwrap_or_else(|e| e.into_inner()).push((index, arms));
                     }
-                    let seed = link_seed(plan.seed, index);
-                    path.set_link(link, seed)?;
-                    let suffix = suffix(link, label_loss);
-                    let opts = SessionOptions {
-                        io_timeout: io_timeout(io_timeout_base, link),
-                        request: true,
-                        placement: path.placement(),
-                        keepalive_requests,
-                    };
-                    let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = Vec::new();
-                    for spec in specs {
-                        let session = spec
-                            .start(certs, &opts)
-                            .with_context(|| format!("starting arm {spec} at{suffix}"))?;
-                        sessions.push((*spec, session));
-                    }
-                    eprintln!(
-                        "collector: {} arms on an emulated link ({link})",
-                        specs.len()
-                    );
-                    let ports: Vec<(String, Option<u16>)> = sessions
-                        .iter()
-                        .map(|(s, session)| (s.id(), session.server_port()))
-                        .collect();
-                    let group = suffix.trim_start_matches('-');
-                    for mut arm in measure_sessions(&mut sessions, plan, group, stop) {
-                        let port = ports.iter().find(|(id, _)| *id == arm.id).and_then(|p| p.1);
-                        let counts = port.map_or([Counters::default(); 2], |p| path.counts(p));
-                        arm.link = Some(record(link, seed, counts));
-                        arm.id = format!("{}{suffix}", arm.id);
-                        arm.rtt_ms = Some(link.rtt.as_secs_f64() * 1000.0);
-                        arm.rtt_method = Some(METHOD.to_string());
-                        arm.rtt_multiple = rtt_multiple(&arm);
-                        arms.push(arm);
-                    }
-                }
-                Ok(arms)
+                })
             })
-            .join()
-            .expect("the RTT thread does not panic")
-    })
+            .collect();
+        for h in handles {
+            h.join().expect("an emulated-link worker does not panic")?;
+        }
+        Ok(())
+    })?;
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|d| d.0);
+    Ok(done.into_iter().flat_map(|d| d.1).collect())
+}
+
+/// The links' indexes, longest RTT first and, at one RTT, highest loss first: with fewer
+/// workers than links, the slow ones start first and the run ends sooner.
+pub fn slowest_first(links: &[LinkSpec]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..links.len()).collect();
+    order.sort_by(|&a, &b| {
+        (links[b].rtt, links[b].loss)
+            .partial_cmp(&(links[a].rtt, links[a].loss))
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(a.cmp(&b))
+    });
+    order
+}
+
+/// Every arm of `specs` on `link` (the `index`-th of the run), on `path`.
+#[allow(clippy::too_many_arguments)] // one call site; each is a different thing
+fn one_link(
+    path: &DelayPath,
+    specs: &[ArmSpec],
+    link: &LinkSpec,
+    index: usize,
+    plan: &Plan,
+    certs: &CertStore,
+    (io_timeout_base, keepalive_requests, label_loss): (Duration, u64, bool),
+    stop: &AtomicBool,
+) -> Result<Vec<Arm>> {
+    let seed = link_seed(plan.seed, index);
+    path.set_link(link, seed)?;
+    let suffix = suffix(link, label_loss);
+    let opts = SessionOptions {
+        io_timeout: io_timeout(io_timeout_base, link),
+        request: true,
+        placement: path.placement(),
+        keepalive_requests,
+    };
+    let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = Vec::new();
+    for spec in specs {
+        let session = spec
+            .start(certs, &opts)
+            .with_context(|| format!("starting arm {spec} at{suffix}"))?;
+        sessions.push((*spec, session));
+    }
+    eprintln!(
+        "collector: {} arms on an emulated link ({link})",
+        specs.len()
+    );
+    let ports: Vec<(String, Option<u16>)> = sessions
+        .iter()
+        .map(|(s, session)| (s.id(), session.server_port()))
+        .collect();
+    let group = suffix.trim_start_matches('-');
+    let mut arms = Vec::new();
+    for mut arm in measure_sessions(&mut sessions, plan, group, stop) {
+        let port = ports.iter().find(|(id, _)| *id == arm.id).and_then(|p| p.1);
+        let counts = port.map_or([Counters::default(); 2], |p| path.counts(p));
+        arm.link = Some(record(link, seed, counts));
+        arm.id = format!("{}{suffix}", arm.id);
+        arm.rtt_ms = Some(link.rtt.as_secs_f64() * 1000.0);
+        arm.rtt_method = Some(METHOD.to_string());
+        arm.rtt_multiple = rtt_multiple(&arm);
+        arms.push(arm);
+    }
+    Ok(arms)
 }
 
 /// The arm's p50 in round trips of its own measured path (its median connect time), on
@@ -188,6 +248,22 @@ mod tests {
         assert_eq!(label(Duration::from_millis(20)), "rtt20ms");
         assert_eq!(label(Duration::ZERO), "rtt0ms");
         assert_eq!(label(Duration::from_micros(500)), "rtt0.5ms");
+    }
+
+    #[test]
+    fn links_run_slowest_first_and_ties_keep_their_order() {
+        let links: Vec<LinkSpec> = [
+            "rtt=5ms,loss=0%",
+            "rtt=5ms,loss=20%",
+            "rtt=50ms,loss=0%",
+            "rtt=50ms,loss=3%",
+            "rtt=5ms,loss=0%",
+        ]
+        .iter()
+        .map(|l| LinkSpec::parse(l).unwrap())
+        .collect();
+        assert_eq!(slowest_first(&links), [3, 2, 1, 0, 4]);
+        assert!(slowest_first(&[]).is_empty());
     }
 
     #[test]

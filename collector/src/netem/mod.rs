@@ -5,6 +5,7 @@
 //! SYN and SYN-ACK meet the link like every other packet, so TCP connect itself costs
 //! one round trip, and a lost SYN waits for TCP's retransmission timer.
 
+pub mod bench;
 pub mod link;
 pub mod model;
 #[cfg(test)]
@@ -82,14 +83,26 @@ impl DelayPath {
     /// looks at `stop`: when a signal set it, setup ends with [`SetupInterrupted`] and what
     /// was made so far is removed (dropped) on the way out.
     pub fn new(stop: &AtomicBool) -> Result<DelayPath> {
+        DelayPath::numbered(stop, 0)
+    }
+
+    /// [`DelayPath::new`] for the `n`-th of several paths of one run, measured at the
+    /// same time (`--parallel-links`): path 0 is named as a lone path is
+    /// (`hlab-<pid>-client`), path n > 0 `hlab-<pid>-<n>-client`, so each has namespaces,
+    /// devices and relay threads of its own.
+    pub fn numbered(stop: &AtomicBool, n: usize) -> Result<DelayPath> {
         let setup = Setup::new(stop);
         setup.before(Step::RemoveStale)?;
         netns::remove_stale(NS_PREFIX);
         let pid = std::process::id();
+        let name = match n {
+            0 => format!("{NS_PREFIX}{pid}"),
+            n => format!("{NS_PREFIX}{pid}-{n}"),
+        };
         setup.before(Step::ClientNamespace)?;
-        let client = Netns::create(&format!("{NS_PREFIX}{pid}-client"))?;
+        let client = Netns::create(&format!("{name}-client"))?;
         setup.before(Step::ServerNamespace)?;
-        let server = Netns::create(&format!("{NS_PREFIX}{pid}-server"))?;
+        let server = Netns::create(&format!("{name}-server"))?;
         setup.before(Step::ClientTun)?;
         let ctun = client.within(|| Tun::open("hlab0"))??;
         setup.before(Step::ServerTun)?;

@@ -179,6 +179,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
                 plan,
                 &cert_store,
                 (io_timeout, args.keepalive_requests),
+                args.parallel_links,
                 &stop,
             )?,
             None => {

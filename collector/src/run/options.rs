@@ -36,6 +36,8 @@ pub struct RunOptions {
     /// The emulated links, one arm set each (`--rtt` × `--loss` on `--link`); Some
     /// exactly when `rtt` is.
     pub link: Option<LinkGrid>,
+    /// Links measured at the same time, each on a path of its own (`--parallel-links`).
+    pub parallel_links: usize,
     /// The `collector serve` to run the client side against (`--target`).
     pub target: Option<Target>,
     /// Request/response mode: `--request`, or implied by `--rtt`.
@@ -138,6 +140,7 @@ impl RunOptions {
             chain_depth: args.set.chain_depth,
             rtt,
             link,
+            parallel_links: usize::from(args.parallel_links),
             target,
             request,
             plan,

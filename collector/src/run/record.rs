@@ -157,15 +157,23 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
         put(
             "link",
             format!(
-                "{} ({} links: every RTT at every loss rate, one after the other; each arm's `link` has its settings, seed and packet counts)",
+                "{} ({} links: every RTT at every loss rate, {}; each arm's `link` has its settings, seed and packet counts)",
                 grid.text,
-                grid.links.len()
+                grid.links.len(),
+                match args.parallel_links.min(grid.links.len()) {
+                    0 | 1 => "one after the other".to_string(),
+                    n => format!("{n} at a time (--parallel-links), each on a path of its own (namespaces, TUN devices, relay threads), longest RTT and loss first; connections of different links overlap in time, those of one link never do"),
+                }
             ),
         );
     }
     let link = crate::evidence::link::findings(arms);
     if !link.is_empty() {
         put("link_findings", link.join(" · "));
+    }
+    let loss = crate::evidence::loss::findings(arms);
+    if !loss.is_empty() {
+        put("loss_findings", loss.join(" · "));
     }
     if let Some(target) = &args.target {
         put(

@@ -10,9 +10,14 @@ use crate::data::format::fmt_us;
 use crate::data::series::{CapacityMetric, Line};
 
 fn drawn(lines: &[Line]) -> Vec<Drawn<'_>> {
-    lines
-        .iter()
-        .map(|line| Drawn { line, error: false })
+    (0..)
+        .zip(lines)
+        .map(|(color, line)| Drawn {
+            line,
+            error: false,
+            color,
+            dashed: false,
+        })
         .collect()
 }
 
@@ -31,6 +36,7 @@ pub fn draw_capacity<DB: DrawingBackend>(
     };
     let axes = Axes {
         x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
         x_desc: "concurrent clients (one server worker each)".into(),
         y_desc,
         // Whole clients only: a 0.5 tick would read as a rounded duplicate.
@@ -43,6 +49,7 @@ pub fn draw_capacity<DB: DrawingBackend>(
         guides: Vec::new(),
         markers: true,
         legend_at: SeriesLabelPosition::LowerRight,
+        legend: true,
         marks: &[],
     };
     draw_lines(area, &drawn(lines), &axes, scale)
@@ -56,6 +63,7 @@ pub fn draw_ttfb<DB: DrawingBackend>(
 ) -> DrawResult {
     let axes = Axes {
         x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
         x_desc: "emulated round-trip time (ms)".into(),
         y_desc: "p50 time to first byte (whisker: 95% CI)",
         x_tick: &|v| format!("{} ms", (v * 10.0).round() / 10.0),
@@ -67,6 +75,7 @@ pub fn draw_ttfb<DB: DrawingBackend>(
             .collect(),
         markers: true,
         legend_at: SeriesLabelPosition::UpperLeft,
+        legend: true,
         marks: &[],
     };
     draw_lines(area, &drawn(lines), &axes, scale)
@@ -82,6 +91,7 @@ pub fn draw_trend<DB: DrawingBackend>(
 ) -> DrawResult {
     let axes = Axes {
         x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
         x_desc: "run, oldest to newest (ring: slower in red, faster in green than the host's previous run, beyond the CIs)".into(),
         y_desc: "p50 (whisker: 95% CI)",
         x_tick: &|v| match v.fract() == 0.0 && v > 0.0 {
@@ -93,6 +103,7 @@ pub fn draw_trend<DB: DrawingBackend>(
         guides: Vec::new(),
         markers: true,
         legend_at: SeriesLabelPosition::LowerRight,
+        legend: true,
         marks,
     };
     draw_lines(area, &drawn(lines), &axes, scale)

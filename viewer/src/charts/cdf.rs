@@ -30,16 +30,18 @@ pub fn draw_cdf<DB: DrawingBackend>(
                 .collect(),
         })
         .collect();
-    let drawn: Vec<Drawn<'_>> = lines
-        .iter()
-        .zip(series)
-        .map(|(line, c)| Drawn {
+    let drawn: Vec<Drawn<'_>> = (0..)
+        .zip(lines.iter().zip(series))
+        .map(|(color, (line, c))| Drawn {
             line,
             error: c.no_result.as_ref().is_some_and(NoResult::is_error),
+            color,
+            dashed: false,
         })
         .collect();
     let axes = Axes {
         x_scale: value_scale,
+        y_scale: Scale::Linear,
         x_desc: format!("latency ({})", value_scale.describe()),
         y_desc: "samples ≤ latency",
         x_tick: &|a| value_scale.latency_label(a),
@@ -48,6 +50,7 @@ pub fn draw_cdf<DB: DrawingBackend>(
         guides: Vec::new(),
         markers: false,
         legend_at: SeriesLabelPosition::LowerRight,
+        legend: true,
         marks: &[],
     };
     draw_lines(area, &drawn, &axes, scale)

@@ -10,20 +10,26 @@ use super::legend::draw_legend;
 use super::{fail, font, DrawResult, Scale, ERROR, FASTER, GRID, INK, MUTED, PALETTE};
 use crate::data::series::Line;
 
-/// One line to draw; `error` draws its legend entry in red.
+/// One line to draw; `error` draws its legend entry in red; `color` indexes
+/// [`PALETTE`] (cycled); a `dashed` line is drawn in dashes (a second statistic of the
+/// same series, in its color).
 pub struct Drawn<'a> {
     pub line: &'a Line,
     pub error: bool,
+    pub color: usize,
+    pub dashed: bool,
 }
 
-/// How the axes look. `x_scale` maps values to the x axis (log or linear); y is linear.
+/// How the axes look. `x_scale` and `y_scale` map values to the axes (log or linear).
 pub struct Axes<'a> {
     pub x_scale: Scale,
+    pub y_scale: Scale,
     pub x_desc: String,
     pub y_desc: &'a str,
     pub x_tick: &'a dyn Fn(f64) -> String,
     pub y_tick: &'a dyn Fn(&f64) -> String,
-    /// Fixed y range; `None`: from 0 to the largest value (whiskers included).
+    /// Fixed y range in axis units (log10 of values on a log axis); `None`: from 0 (the
+    /// smallest value on a log axis) to the largest value (whiskers included).
     pub y_range: Option<[f64; 2]>,
     /// Dashed guides through the origin, `y = slope × x`, with their label (e.g. `2× RTT`).
     pub guides: Vec<(String, f64)>,
@@ -31,6 +37,8 @@ pub struct Axes<'a> {
     pub markers: bool,
     /// Where the legend goes: where the lines are not (upper left for rising lines).
     pub legend_at: SeriesLabelPosition,
+    /// Whether to draw the legend (small multiples name their lines once).
+    pub legend: bool,
     /// Points ringed as a change: `(x, y, slower)`, red when slower, green when faster.
     pub marks: &'a [(f64, f64, bool)],
 }
@@ -56,11 +64,20 @@ pub fn draw_lines<DB: DrawingBackend>(
         .x_scale
         .range(lo, xs().fold(f64::NEG_INFINITY, f64::max));
     let [y_lo, y_hi] = axes.y_range.unwrap_or_else(|| {
-        let top = points()
-            .flat_map(|p| [p.y, p.spread.map_or(p.y, |s| s[1])])
-            .filter(|y| y.is_finite())
-            .fold(0.0, f64::max);
-        [0.0, (top * 1.1).max(1e-9)]
+        let ys = || {
+            points()
+                .flat_map(|p| [p.y, p.spread.map_or(p.y, |s| s[1])])
+                .filter(|y| y.is_finite())
+        };
+        let top = ys().fold(0.0, f64::max);
+        match axes.y_scale {
+            Scale::Linear => [0.0, (top * 1.1).max(1e-9)],
+            Scale::Log => {
+                let low = ys().filter(|y| *y > 0.0).fold(f64::INFINITY, f64::min);
+                let r = Scale::Log.range(low, top);
+                [r.start, r.end]
+            }
+        }
     });
     let mut chart = ChartBuilder::on(area)
         .margin(s(12.0))
@@ -92,8 +109,11 @@ pub fn draw_lines<DB: DrawingBackend>(
         axes.x_tick,
         scale,
     )?;
+    // Backend pixels → `area`'s own (they differ on a panel of a split area).
+    let base = area.get_base_pixel();
+    let at = |c: (i32, i32)| (c.0 - base.0, c.1 - base.1);
     let to_x = |x: f64| axes.x_scale.to_axis(x).clamp(x_range.start, x_range.end);
-    let to_y = |y: f64| y.clamp(y_lo, y_hi);
+    let to_y = |y: f64| axes.y_scale.to_axis(y).clamp(y_lo, y_hi);
     let thin = ShapeStyle::from(MUTED).stroke_width(s(1.0).max(1) as u32);
     for (label, slope) in &axes.guides {
         let x_end = axes.x_scale.value_at(x_range.end);
@@ -106,7 +126,7 @@ pub fn draw_lines<DB: DrawingBackend>(
         // Dashes: every other segment of the guide.
         let dashes = path.chunks(2).map(|c| PathElement::new(c.to_vec(), thin));
         chart.draw_series(dashes).map_err(fail)?;
-        let (px, py) = chart.backend_coord(&end);
+        let (px, py) = at(chart.backend_coord(&end));
         let style = font(10.0, scale).color(&MUTED);
         area.draw(&Text::new(
             label.clone(),
@@ -117,8 +137,8 @@ pub fn draw_lines<DB: DrawingBackend>(
     }
     let width = (2.0 * scale).round().max(1.0) as u32;
     let mut legend: Vec<(String, ShapeStyle)> = Vec::with_capacity(lines.len());
-    for (i, d) in lines.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
+    for d in lines {
+        let color = PALETTE[d.color % PALETTE.len()];
         let style = ShapeStyle::from(color).stroke_width(width);
         let path: Vec<(f64, f64)> = d
             .line
@@ -126,12 +146,29 @@ pub fn draw_lines<DB: DrawingBackend>(
             .iter()
             .map(|p| (to_x(p.x), to_y(p.y)))
             .collect();
-        chart
-            .draw_series(std::iter::once(PathElement::new(path.clone(), style)))
-            .map_err(fail)?;
+        if d.dashed {
+            // Five dashes per segment: the even tenths of it.
+            let at = |w: &[(f64, f64)], t: f64| {
+                (
+                    w[0].0 + (w[1].0 - w[0].0) * t,
+                    w[0].1 + (w[1].1 - w[0].1) * t,
+                )
+            };
+            let dashes = path.windows(2).flat_map(|w| {
+                (0..10).step_by(2).map(move |i| {
+                    let t = f64::from(i) / 10.0;
+                    PathElement::new(vec![at(w, t), at(w, t + 0.1)], style)
+                })
+            });
+            chart.draw_series(dashes).map_err(fail)?;
+        } else {
+            chart
+                .draw_series(std::iter::once(PathElement::new(path, style)))
+                .map_err(fail)?;
+        }
         legend.push((super::shorten(&d.line.label, 90), style));
         for p in d.line.points.iter().filter(|_| axes.markers) {
-            let (px, py) = chart.backend_coord(&(to_x(p.x), to_y(p.y)));
+            let (px, py) = at(chart.backend_coord(&(to_x(p.x), to_y(p.y))));
             let r = s(3.0);
             area.draw(&Rectangle::new(
                 [(px - r, py - r), (px + r, py + r)],
@@ -139,8 +176,8 @@ pub fn draw_lines<DB: DrawingBackend>(
             ))
             .map_err(fail)?;
             if let Some([lo, hi]) = p.spread {
-                let (_, top) = chart.backend_coord(&(to_x(p.x), to_y(hi)));
-                let (_, bottom) = chart.backend_coord(&(to_x(p.x), to_y(lo)));
+                let (_, top) = at(chart.backend_coord(&(to_x(p.x), to_y(hi))));
+                let (_, bottom) = at(chart.backend_coord(&(to_x(p.x), to_y(lo))));
                 let w = ShapeStyle::from(color).stroke_width(s(1.0).max(1) as u32);
                 for seg in [
                     [(px, top), (px, bottom)],
@@ -154,7 +191,7 @@ pub fn draw_lines<DB: DrawingBackend>(
         }
     }
     for &(x, y, slower) in axes.marks {
-        let (px, py) = chart.backend_coord(&(to_x(x), to_y(y)));
+        let (px, py) = at(chart.backend_coord(&(to_x(x), to_y(y))));
         let r = s(7.0);
         let color = if slower { ERROR } else { FASTER };
         let ring = ShapeStyle::from(color).stroke_width(width);
@@ -162,6 +199,9 @@ pub fn draw_lines<DB: DrawingBackend>(
             .map_err(fail)?;
     }
     let has_error = lines.iter().any(|d| d.error);
+    if !axes.legend {
+        return area.present().map_err(fail);
+    }
     draw_legend(
         &chart.plotting_area().strip_coord_spec(),
         &legend,
@@ -195,14 +235,19 @@ mod tests {
             Drawn {
                 line: &a,
                 error: false,
+                color: 0,
+                dashed: false,
             },
             Drawn {
                 line: &b,
                 error: false,
+                color: 1,
+                dashed: false,
             },
         ];
         let axes = Axes {
             x_scale: Scale::Linear,
+            y_scale: Scale::Linear,
             x_desc: "clients".into(),
             y_desc: "handshakes/s",
             x_tick: &|v| format!("{v:.0}"),
@@ -211,6 +256,7 @@ mod tests {
             guides: vec![("1× RTT".into(), 1.0), ("2× RTT".into(), 2.0)],
             markers: true,
             legend_at: SeriesLabelPosition::UpperLeft,
+            legend: true,
             marks: &[(2.0, 18.0, true)],
         };
         let rec = Recorder::draw(600, 300, |area| draw_lines(area, &lines, &axes, 1.0));
@@ -233,6 +279,8 @@ mod tests {
         let none = [Drawn {
             line: &empty,
             error: false,
+            color: 0,
+            dashed: false,
         }];
         let nothing = Recorder::draw(600, 300, |area| draw_lines(area, &none, &axes, 1.0));
         assert!(nothing

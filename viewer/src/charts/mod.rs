@@ -12,6 +12,7 @@ pub mod flights;
 pub mod labels;
 pub mod legend;
 pub mod lines;
+pub mod loss;
 pub mod spec;
 pub mod speedup;
 pub mod stacks;
@@ -324,9 +325,12 @@ pub fn x_ticks<DB: DrawingBackend>(
     } else {
         1
     };
+    // Backend pixels → `area`'s own (they differ on a panel of a split area).
+    let (bx, by) = area.get_base_pixel();
     for &t in ticks.iter().step_by(stride) {
         let (px, top) = chart.backend_coord(&(t, y.end));
         let (_, bottom) = chart.backend_coord(&(t, y.start));
+        let (px, top, bottom) = (px - bx, top - by, bottom - by);
         area.draw(&PathElement::new(vec![(px, top), (px, bottom)], GRID))
             .map_err(fail)?;
         let gap = (4.0 * scale).round() as i32;

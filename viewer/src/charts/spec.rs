@@ -7,11 +7,12 @@ use plotters::prelude::{DrawingArea, DrawingBackend};
 
 use super::bars::Extent;
 use super::{
-    against, bars, cdf, flights, font, lines, speedup, stacks, waterfall, DrawResult, Scale,
+    against, bars, cdf, flights, font, lines, loss, speedup, stacks, waterfall, DrawResult, Scale,
 };
 use crate::data::derive::{CdfSeries, SpeedupBar};
 use crate::data::flights::{fmt_bytes, FlightChart};
 use crate::data::format::fmt_us;
+use crate::data::loss::{ms, LossPanel};
 use crate::data::outcome::PercentileBar;
 use crate::data::phases::Waterfall;
 use crate::data::series::{CapacityMetric, Line};
@@ -31,6 +32,8 @@ pub enum ChartSpec {
     StackSpeedups(Vec<StackSpeedup>),
     Capacity(Vec<Line>, CapacityMetric),
     Ttfb(Vec<Line>),
+    /// Handshake p50 and p95 against loss, a panel per RTT.
+    Loss(Vec<LossPanel>),
     Waterfall(Vec<Waterfall>),
     /// One arm across runs: a line per host, and the points marked as changes.
     Trend(Vec<Line>, Vec<(f64, f64, bool)>),
@@ -55,6 +58,7 @@ impl ChartSpec {
             | ChartSpec::Trend(..) => lines::HEIGHT,
             ChartSpec::Waterfall(r) => waterfall::height_for(r.len()),
             ChartSpec::Flights(_) => flights::HEIGHT,
+            ChartSpec::Loss(p) => loss::height_for(p.len()),
         }
     }
 
@@ -99,6 +103,16 @@ impl ChartSpec {
                 }
                 t
             }
+            ChartSpec::Loss(panels) => {
+                let mut rows = Vec::new();
+                for p in panels {
+                    for mut r in lines_text(&p.lines, &|x| format!("{x}% loss"), &us) {
+                        r.0 = format!("RTT {} · {}", ms(p.rtt_ms), r.0);
+                        rows.push(r);
+                    }
+                }
+                rows
+            }
             // The trend has its own table (run ids, verdicts) under the chart.
             ChartSpec::StackSpeedups(_) | ChartSpec::Waterfall(_) | ChartSpec::Trend(..) => {
                 Vec::new()
@@ -120,6 +134,13 @@ impl ChartSpec {
                 l.iter().map(|l| l.label.clone()).collect()
             }
             ChartSpec::Flights(c) => c.points.iter().map(|p| p.label.clone()).collect(),
+            // The curves are named once, in the legend above the panels.
+            ChartSpec::Loss(p) => p
+                .iter()
+                .take(1)
+                .flat_map(|p| &p.lines)
+                .map(|l| l.label.clone())
+                .collect(),
         }
     }
 
@@ -131,7 +152,8 @@ impl ChartSpec {
             | ChartSpec::Capacity(..)
             | ChartSpec::Ttfb(_)
             | ChartSpec::Trend(..)
-            | ChartSpec::Flights(_) => None,
+            | ChartSpec::Flights(_)
+            | ChartSpec::Loss(_) => None,
             _ => Some(bars::drawn_labels(&self.labels(), css_w)),
         }
     }
@@ -147,6 +169,7 @@ impl ChartSpec {
             ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) | ChartSpec::Trend(l, _) => l.len(),
             ChartSpec::Waterfall(r) => r.len(),
             ChartSpec::Flights(c) => c.points.len(),
+            ChartSpec::Loss(p) => p.len(),
         }
     }
 }
@@ -198,6 +221,7 @@ pub fn paint<DB: DrawingBackend>(
         ChartSpec::StackSpeedups(r) => stacks::draw_stack_speedups(area, r, dpr),
         ChartSpec::Capacity(l, metric) => against::draw_capacity(area, l, *metric, dpr),
         ChartSpec::Ttfb(l) => against::draw_ttfb(area, l, dpr),
+        ChartSpec::Loss(p) => loss::draw_loss(area, p, dpr),
         ChartSpec::Waterfall(r) => waterfall::draw_waterfalls(area, r, dpr),
         ChartSpec::Trend(l, marks) => against::draw_trend(area, l, marks, dpr),
         ChartSpec::Flights(c) => flights::draw_flights(area, c, dpr),

@@ -9,6 +9,7 @@ mod export;
 mod findings;
 mod headline;
 mod loader;
+mod loss;
 mod permalink;
 mod runs;
 mod table;

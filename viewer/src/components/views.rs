@@ -1,6 +1,6 @@
 //! The views a run has only when its evidence has the data for them: stacks (peer
-//! arms), the cert × group grid, capacity under concurrency, TTFB against RTT, and round
-//! trips against the server's first flight.
+//! arms), the cert × group grid, capacity under concurrency, TTFB against RTT, round
+//! trips against the server's first flight, and time against loss.
 
 use std::rc::Rc;
 
@@ -45,7 +45,7 @@ pub fn run_views(props: &ViewsProps) -> Html {
     let ranked = rankings(ev, f);
     // (id, heading, what it shows, data): one `<Chart>` in a loop rather than one per
     // view keeps the generated markup code small.
-    let mut charts: Vec<(&str, &str, &str, ChartSpec)> = Vec::new();
+    let mut charts: Vec<super::loss::ViewChart> = Vec::new();
     if !stack_rows.is_empty() {
         charts.push((
             "stacks",
@@ -92,6 +92,7 @@ pub fn run_views(props: &ViewsProps) -> Html {
             ChartSpec::Flights(c),
         ));
     }
+    charts.extend(super::loss::loss_chart(ev, f));
     if !falls.is_empty() {
         charts.push((
             "phases",

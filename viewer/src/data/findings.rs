@@ -27,6 +27,8 @@ pub enum Topic {
     Link,
     /// A server flight larger than TCP's initial window (a round trip more).
     Flights,
+    /// What loss does to the tail, per curve and RTT (the loss view).
+    Loss,
     /// What a probed server offers (`collector probe`).
     Capability,
     Pitfall,
@@ -49,6 +51,7 @@ impl Topic {
             (Topic::PostQuantum, _) => (format!("#grid-{key}"), "cert × group table"),
             (Topic::Phases, _) => (format!("#chart-phases-{key}"), "phase chart"),
             (Topic::Flights, _) => (format!("#chart-flights-{key}"), "first-flight chart"),
+            (Topic::Loss, _) => (format!("#chart-loss-{key}"), "loss chart"),
             (Topic::ZeroRtt | Topic::KeepAlive | Topic::Link, _) => {
                 (format!("#chart-ttfb-{key}"), "time-to-first-byte chart")
             }
@@ -98,6 +101,7 @@ impl Topic {
             Topic::KeepAlive => "keep-alive",
             Topic::Link => "emulated link",
             Topic::Flights => "first flight",
+            Topic::Loss => "loss",
             Topic::Capability => "server capability",
             Topic::Pitfall => "caught by the tool",
         }
@@ -519,7 +523,8 @@ fn zero_rtt(ev: &Evidence, arms: &[(&str, usize)], out: &mut Vec<Finding>) {
 
 /// Lines the collector wrote from the same run's numbers into `settings.extra`, joined by
 /// ` · `: the keep-alive comparison per RTT, the emulated link's asked and achieved loss
-/// and the connections that waited for a TCP retransmission, and a probe's findings (its certificate's
+/// and the connections that waited for a TCP retransmission, what loss did to each arm
+/// kind's tail at each RTT (the loss chart's sentences), and a probe's findings (its certificate's
 /// trust, its capabilities, and whether the timed connections verified the
 /// certificate). Each is cut to 600 characters (it comes from a file).
 fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
@@ -527,6 +532,7 @@ fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
         ("probe_findings", Topic::Capability, "The server offers "),
         ("keepalive_findings", Topic::KeepAlive, "Per request, "),
         ("link_findings", Topic::Link, "On the emulated link, "),
+        ("loss_findings", Topic::Loss, ""),
     ] {
         let Some(lines) = ev.run.settings.extra.get(key) else {
             continue;

@@ -15,6 +15,7 @@ pub mod head_html;
 pub mod headline;
 pub mod index;
 pub mod load;
+pub mod loss;
 pub mod markdown;
 pub mod matrix;
 pub mod open_loop;

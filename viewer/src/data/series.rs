@@ -51,7 +51,7 @@ fn push(lines: &mut Vec<Line>, label: String, point: Point) {
 }
 
 /// Every line's points ordered by `x`.
-fn sorted(mut lines: Vec<Line>) -> Vec<Line> {
+pub fn sorted(mut lines: Vec<Line>) -> Vec<Line> {
     for l in &mut lines {
         by_x(&mut l.points);
     }
