@@ -115,7 +115,7 @@ mod tests {
     }
 
     #[test]
-    fn one_panel_per_rtt_named_once_with_p95_dashed_in_its_curves_color() {
+    fn one_panel_per_rtt_with_the_curves_named_once_above_and_p95_dashed_in_their_color() {
         let panels = [panel(5.6), panel(31.2), panel(78.7)];
         let rec = Recorder::draw(1000, height_for(3), |a| draw_loss(a, &panels, 1.0));
         for text in [
@@ -125,17 +125,21 @@ mod tests {
         ] {
             assert!(rec.has_text(text), "{text}: {:?}", rec.texts);
         }
-        // The legend once, in the first panel: each name drawn one time.
-        for name in ["x25519 p50", "x25519 p95", "secp256r1 p95"] {
+        // The legend once, above the panels: each curve named one time, without the
+        // percentile (the y axis says p50 is solid and p95 dashed).
+        for name in ["x25519", "secp256r1"] {
             assert_eq!(
                 rec.texts.iter().filter(|t| t.0 == name).count(),
                 1,
-                "{name}"
+                "{name}: {:?}",
+                rec.texts
             );
         }
-        // Markers: 2 points × 4 lines × 3 panels; a curve's two lines share its color.
-        assert_eq!(rec.filled_rects_of(PALETTE[0]), 12);
-        assert_eq!(rec.filled_rects_of(PALETTE[1]), 12);
+        assert!(!rec.texts.iter().any(|t| t.0.ends_with(" p50")), "{:?}", rec.texts);
+        // Markers: 2 points × 4 lines × 3 panels, and a legend square per curve; a
+        // curve's two lines share its color.
+        assert_eq!(rec.filled_rects_of(PALETTE[0]), 12 + 1);
+        assert_eq!(rec.filled_rects_of(PALETTE[1]), 12 + 1);
         assert_eq!(rec.filled_rects_of(PALETTE[2]), 0);
         // Dashed p95: five dashes for each segment. The same axes with the p95 line cut
         // to its last point (no segment) draw five paths fewer.
