@@ -838,10 +838,9 @@ fn a_screenshot_of_the_site_is_written_to_target() {
 }
 
 /// The budgets: the bundle's gzipped size is deterministic and asserted (at most
-/// 300,000 bytes, issue 20's budget, on the pinned stable toolchain with no unstable
-/// flags: 299,444 measured, 299,177 before the headline-first page, 297,675 before
-/// evidence version 2's packed samples, 326,419
-/// before the cuts the README lists); the time from
+/// 320,000 bytes on the pinned stable toolchain with no unstable flags: 314,383 measured
+/// with the first-flight and loss views of issue 22; issue 20's 300,000 held until those
+/// views, 299,872 before them; the README says why the budget moved); the time from
 /// navigation start to the first drawn chart with ten
 /// evidence files is reported, not asserted (this machine is noisy).
 /// `VIEWER_BUDGET_EVIDENCE=<file>` measures with that file (e.g. a default run) instead
@@ -867,8 +866,8 @@ fn budgets_are_measured() {
         .collect();
     let total: u64 = sizes.iter().map(|s| s.1).sum();
     assert!(
-        total <= 300_000,
-        "the viewer's wasm + JS is {total} bytes gzipped, over the 300,000-byte budget: {sizes:?} \
+        total <= 320_000,
+        "the viewer's wasm + JS is {total} bytes gzipped, over the 320,000-byte budget: {sizes:?} \
          (a RUSTFLAGS in the environment is appended to the wasm build: see xtask's output)"
     );
 

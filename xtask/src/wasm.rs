@@ -5,7 +5,8 @@
 //! `=` to the same version as the viewer's `wasm-bindgen`, so it is always the version in
 //! Cargo.lock and a fresh machine needs nothing but `rustup target add` (done here).
 //!
-//! The bundle's download budget: wasm + JS ≤ 300,000 bytes gzipped, asserted in
+//! The bundle's download budget: wasm + JS ≤ 320,000 bytes gzipped (300,000 until the
+//! first-flight and loss views; README, "The bundle budget"), asserted in
 //! tests/site_browser.rs. Measured on this build (`gzip -9`) before the glance page:
 //! 278,281 bytes of wasm (720,068 raw) and 6,440 of minified JS, 284,721 in all; with it
 //! and the stack layer, 319,979 (832,489 raw) and 6,440, 326,419; after the cuts the
@@ -17,7 +18,8 @@
 //! 299,177; with the headline drawn first and the link model, 293,261 and 6,183,
 //! 299,444; with gzipped results fetched through the page's `hlabText`, arms' samples on
 //! their own and `primitives` and `negotiated` left out of the wasm's evidence reader,
-//! 293,750 and 6,122, 299,872.
+//! 293,750 and 6,122, 299,872; with the first-flight view (certificate chains) and the
+//! loss view, 308,218 and 6,165, 314,383.
 //! binaryen's `wasm-opt` (npm
 //! `binaryen@132`, a Node program) took the wasm from 278,335 to 272,735 bytes gzipped
 //! with the best flags found for it (measured before the path remapping below): 5,600
