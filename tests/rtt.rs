@@ -241,6 +241,76 @@ fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
     }
 }
 
+/// `--handshake-window` on a link times TCP connect + the handshake alone, as on
+/// loopback: TCP connect one round trip, TLS 1.3 full two, TLS 1.2 full three (the
+/// textbook counts, in the path's own measured round trips), no request arms; on
+/// loopback the flag is a usage error.
+#[test]
+fn a_handshake_window_on_a_link_counts_the_handshakes_round_trips_alone() {
+    if !e2e::needs_root("a_handshake_window_on_a_link_counts_the_handshakes_round_trips_alone") {
+        return;
+    }
+    let dir = scratch("rtt-handshake");
+    let out = collector()
+        .args(["run", "--no-peers", "--handshake-window", "--samples", "4"])
+        .args(["--out", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--handshake-window applies to an emulated link"),
+        "{err}"
+    );
+
+    let _serial = one_at_a_time();
+    let out = collector()
+        .args([
+            "run",
+            "--no-peers",
+            "--no-floor",
+            "--rtt",
+            "20ms",
+            "--handshake-window",
+        ])
+        .args(["--samples", "12", "--warmup", "2", "--certs", "ecdsa-p256"])
+        .args(["--groups", "x25519", "--arms"])
+        .arg("tcp-connect,tls13-full-ecdsa-p256-x25519,tls12-full-ecdsa-p256-x25519")
+        .args(["--out", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = read_evidence(&dir);
+    let ids: Vec<&str> = e.arms.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "tcp-connect-rtt20ms",
+            "tls13-full-ecdsa-p256-x25519-rtt20ms",
+            "tls12-full-ecdsa-p256-x25519-rtt20ms"
+        ]
+    );
+    assert!(e.run.settings.extra["request_mode"].starts_with("off"));
+    let mut rtts: Vec<f64> = e.arms.iter().map(|a| a.rtt_measured_ms.unwrap()).collect();
+    rtts.sort_by(f64::total_cmp);
+    let rtt_us = rtts[1] * 1000.0;
+    for (a, round_trips) in e.arms.iter().zip([1.0, 2.0, 3.0]) {
+        assert!(!a.ttfb, "{}", a.id);
+        assert!(!a.timed_window.contains("response"), "{}", a.timed_window);
+        assert_eq!(a.error, None, "{}", a.id);
+        let got = a.latency_us.unwrap().p50 / rtt_us;
+        assert!(
+            (got - round_trips).abs() <= 0.4,
+            "{}: {got:.2} round trips of {rtt_us} µs, expected {round_trips}",
+            a.id
+        );
+    }
+}
+
 /// A 30% loss link: the run completes; every packet of every arm met the loss model,
 /// whose achieved rate is within binomial bounds of the asked one per arm and direction;
 /// the client's TCP retransmitted on some connections, and the evidence says how many.

@@ -152,7 +152,7 @@ fn one_link(
     let suffix = suffix(link, label_loss);
     let opts = SessionOptions {
         io_timeout: io_timeout(io_timeout_base, link),
-        request: true,
+        request: plan.request,
         placement: path.placement(),
         keepalive_requests,
     };

@@ -135,7 +135,7 @@ pub struct RunArgs {
     pub keepalive_requests: u64,
 
     /// Emulated round-trip times, e.g. `0,1,10,50ms`: runs the selected arms (in
-    /// request/response mode) with that RTT between client and server, one RTT after
+    /// request/response mode, unless --handshake-window) with that RTT between client and server, one RTT after
     /// the other, instead of on loopback. The delay is applied to every packet, SYN and
     /// SYN-ACK included, by a user-space delay line between TUN devices in two network
     /// namespaces made for the run and removed after it. Needs root. Default samples
@@ -159,6 +159,14 @@ pub struct RunArgs {
     /// put p95 on the 19th of 20, with no interval. The README's sweep uses 100.
     #[arg(long, value_name = "LIST", value_parser = super::link_args::LossList::parse)]
     pub loss: Option<super::link_args::LossList>,
+
+    /// On an emulated link (--rtt, --link, --loss), time TCP connect + the handshake
+    /// alone, as on loopback: the window ends when the client's handshake completes,
+    /// not at the answer to a request (one round trip later), and phases are recorded.
+    /// No keep-alive or 0-RTT arms then (they need a request). For a table of "connect +
+    /// TLS handshake" against loss or RTT.
+    #[arg(long, conflicts_with = "request")]
+    pub handshake_window: bool,
 
     /// Emulated links (RTT × loss combinations of --rtt/--loss) measured at the same
     /// time, each on a path of its own: its own pair of network namespaces, TUN devices

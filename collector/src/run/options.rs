@@ -110,7 +110,14 @@ impl RunOptions {
             }),
             (None, None) => None,
         };
-        let request = args.request || rtt.is_some();
+        if args.handshake_window && rtt.is_none() {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--handshake-window applies to an emulated link (--rtt, --link or --loss); on loopback the window is the handshake already\n",
+            )
+            .into());
+        }
+        let request = args.request || (rtt.is_some() && !args.handshake_window);
         let (plan, warmup) = super::plan::plan(&args, rtt.is_some(), request);
         let io_timeout = Duration::from_millis(args.io_timeout_ms);
         let open_loop = open_loop::Options {

@@ -29,8 +29,10 @@ pub fn plan(args: &RunArgs, rtt: bool, request: bool) -> (Plan, u64) {
         rounds,
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
         request,
-        // Request/response windows record no phases.
-        trace_every: if args.no_phases || request {
+        // Request/response windows record no phases, and neither do emulated links
+        // (--handshake-window): the phase model's hops are loopback's, so over a link it
+        // would call the link's delay unexplained.
+        trace_every: if args.no_phases || request || rtt {
             0
         } else {
             args.trace_every

@@ -107,6 +107,8 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
             "off (--no-phases)".into()
         } else if plan.request {
             "off: phases are recorded for handshake windows, not in request/response mode".into()
+        } else if args.rtt.is_some() {
+            "off: phases are recorded on loopback only (their model's hops are loopback's, not an emulated link's)".into()
         } else {
             format!("on, for traced connections only: in each rustls arm, one traced connection after every {}th untraced one of the arm (counted across its chunks, in the same rounds) stamps its moments on both ends (CLOCK_MONOTONIC wall time, CLOCK_THREAD_CPUTIME_ID thread CPU); the arm's samples, percentiles, CIs and comparisons come from the untraced connections, the phases and their model from the traced ones, and each arm's `tracing.cost_us` is the difference of the two medians", plan.trace_every)
         },

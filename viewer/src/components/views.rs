@@ -77,12 +77,19 @@ pub fn run_views(props: &ViewsProps) -> Html {
         ));
     }
     if !ttfb.is_empty() {
-        charts.push((
-            "ttfb",
-            "Time to first byte against round-trip time",
-            "p50 time to first byte per arm against the emulated RTT, with 1-4 RTT guides",
-            ChartSpec::Ttfb(ttfb),
-        ));
+        // A run with --handshake-window times connect + handshake on its links, no TTFB.
+        let (title, what) = if ev.arms.iter().any(|a| a.rtt_ms.is_some() && a.ttfb) {
+            (
+                "Time to first byte against round-trip time",
+                "p50 time to first byte per arm against the emulated RTT, with 1-4 RTT guides",
+            )
+        } else {
+            (
+                "Handshake time against round-trip time",
+                "p50 TCP connect + handshake per arm against the emulated RTT, with 1-4 RTT guides",
+            )
+        };
+        charts.push(("ttfb", title, what, ChartSpec::Ttfb(ttfb)));
     }
     if let Some(c) = flights {
         charts.push((
