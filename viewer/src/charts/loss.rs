@@ -135,7 +135,11 @@ mod tests {
                 rec.texts
             );
         }
-        assert!(!rec.texts.iter().any(|t| t.0.ends_with(" p50")), "{:?}", rec.texts);
+        assert!(
+            !rec.texts.iter().any(|t| t.0.ends_with(" p50")),
+            "{:?}",
+            rec.texts
+        );
         // Markers: 2 points × 4 lines × 3 panels, and a legend square per curve; a
         // curve's two lines share its color.
         assert_eq!(rec.filled_rects_of(PALETTE[0]), 12 + 1);
