@@ -264,4 +264,43 @@ mod tests {
         assert_eq!(shared.counts(443), [Counters::default(); 2]);
         assert_eq!(shared.generation.load(Ordering::SeqCst), 1);
     }
+
+    #[test]
+    fn a_rate_queue_spaces_packets_by_their_serialization_and_a_new_link_never_reorders() {
+        let shared = Shared::new();
+        let rated = LinkSpec::parse("rtt=0ms,rate=1000mbit").unwrap();
+        shared.set(rated, [3, 4]);
+        let mut line = Line {
+            direction: TO_SERVER,
+            shared: &shared,
+            epoch: Instant::now(),
+            generation: u64::MAX,
+            model: Model::new(LinkSpec::delay(Duration::ZERO), 0),
+            queue: VecDeque::new(),
+            spare: vec![Vec::with_capacity(2000)],
+        };
+        let mut p = vec![0u8; 1500];
+        p[0] = 0x45;
+        p[9] = 6;
+        p[22..24].copy_from_slice(&443u16.to_be_bytes());
+        for _ in 0..5 {
+            line.admit(&p);
+        }
+        // The first reused the spare buffer; each is a copy of the packet.
+        assert!(line.spare.is_empty());
+        assert!(line.queue.iter().all(|(_, q)| *q == p));
+        let dues: Vec<Instant> = line.queue.iter().map(|(d, _)| *d).collect();
+        let twelve = crate::netem::model::serialization(1500, 1_000_000_000);
+        assert_eq!(twelve, Duration::from_micros(12));
+        for w in dues.windows(2) {
+            assert!(w[1] - w[0] >= twelve, "{:?}", w[1] - w[0]);
+        }
+        assert_eq!(shared.counts(443)[TO_SERVER].seen, 5);
+        // A link with no rate and no delay: the next packet would leave at once, but
+        // not before those already queued.
+        shared.set(LinkSpec::delay(Duration::ZERO), [3, 4]);
+        line.admit(&p);
+        assert!(line.queue.back().unwrap().0 >= dues[4]);
+        assert_eq!(shared.counts(443)[TO_SERVER].seen, 1);
+    }
 }
