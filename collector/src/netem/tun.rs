@@ -4,6 +4,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
@@ -17,7 +18,8 @@ struct IfReq {
     _pad: [u8; 22],
 }
 
-/// An open TUN device (layer 3, no packet-info header).
+/// An open TUN device (layer 3, no packet-info header), non-blocking: a read returns at
+/// once when no packet waits ([`Tun::wait`] sleeps until one does); a write never waits.
 pub struct Tun {
     file: File,
 }
@@ -31,6 +33,7 @@ impl Tun {
         let file = OpenOptions::new()
             .read(true)
             .write(true)
+            .custom_flags(libc::O_NONBLOCK)
             .open("/dev/net/tun")
             .context(
                 "could not open /dev/net/tun (emulated round trips need root and TUN support)",
@@ -50,8 +53,8 @@ impl Tun {
         Ok(Tun { file })
     }
 
-    /// Waits up to `timeout` for a packet; returns its length (0: none arrived).
-    pub fn recv(&mut self, buf: &mut [u8], timeout: Duration) -> std::io::Result<usize> {
+    /// Waits up to `timeout` until a packet can be read.
+    pub fn wait(&self, timeout: Duration) -> std::io::Result<bool> {
         let mut pfd = libc::pollfd {
             fd: self.file.as_raw_fd(),
             events: libc::POLLIN,
@@ -66,10 +69,16 @@ impl Tun {
         if n < 0 {
             return Err(std::io::Error::last_os_error());
         }
-        if n == 0 {
-            return Ok(0);
+        Ok(n > 0)
+    }
+
+    /// Reads one packet if one is waiting (the device is opened non-blocking); its length.
+    pub fn try_recv(&mut self, buf: &mut [u8]) -> std::io::Result<Option<usize>> {
+        match self.file.read(buf) {
+            Ok(n) => Ok(Some(n)),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) => Err(e),
         }
-        self.file.read(buf)
     }
 
     pub fn send(&mut self, packet: &[u8]) -> std::io::Result<()> {
