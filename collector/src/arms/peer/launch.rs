@@ -118,7 +118,20 @@ mod tests {
     /// are not always there: python3 is, where the peer tests run; skip otherwise).
     fn server(out: Output, dir: &PrivateDir) -> Option<Launched> {
         crate::peers::which("python3")?;
-        let addr = crate::arms::peer::process::free_loopback_addr().unwrap();
+        // A port picked free can be taken by another test before the script binds it
+        // (the script then exits): try again on a new port, and say every failure.
+        let mut failures = Vec::new();
+        for _ in 0..3 {
+            match try_server(out, dir) {
+                Ok(launched) => return Some(launched),
+                Err(e) => failures.push(format!("{e:#}")),
+            }
+        }
+        panic!("the test server did not start: {failures:#?}");
+    }
+
+    fn try_server(out: Output, dir: &PrivateDir) -> Result<Launched> {
+        let addr = crate::arms::peer::process::free_loopback_addr()?;
         let script = format!(
             "import socket,sys,time\nprint('to stdout', flush=True)\nprint('to stderr', file=sys.stderr, flush=True)\ns=socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\ns.bind(('127.0.0.1',{}))\ns.listen()\nt=time.time()\nwhile time.time()-t<30:\n  c,_=s.accept()\n  c.sendall(b'launch-test')\n  c.close()",
             addr.port()
@@ -142,11 +155,7 @@ mod tests {
             anyhow::ensure!(said == b"launch-test", "another listener");
             Ok(())
         };
-        Some(
-            launch
-                .start(&mut cmd, dir, Duration::from_secs(10), &ready)
-                .unwrap(),
-        )
+        launch.start(&mut cmd, dir, Duration::from_secs(10), &ready)
     }
 
     fn read(p: &std::path::Path) -> String {
