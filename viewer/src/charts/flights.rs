@@ -47,7 +47,11 @@ pub fn draw_flights<DB: DrawingBackend>(
         .y_labels((y_top as usize + 1).min(12))
         .y_label_formatter(&|v| format!("{v:.0}"))
         .x_desc("server's first flight (median bytes, TLS records)")
-        .y_desc("p50 time to first byte, in round trips")
+        .y_desc(if c.ttfb {
+            "p50 time to first byte, in round trips"
+        } else {
+            "p50 connect + handshake, in round trips"
+        })
         .label_style(font(11.0, scale))
         .axis_desc_style(font(12.0, scale))
         .light_line_style(GRID.mix(0.4))
@@ -130,6 +134,7 @@ mod tests {
                 },
             ],
             window,
+            ttfb: true,
         }
     }
 
@@ -146,7 +151,19 @@ mod tests {
             "each point numbered, the legend naming it: {:?}",
             rec.texts
         );
-        let none = Recorder::draw(700, 380, |a| draw_flights(a, &chart(None), 1.0));
+        assert!(
+            rec.has_text("p50 time to first byte, in round trips"),
+            "{:?}",
+            rec.texts
+        );
+        let mut handshakes = chart(None);
+        handshakes.ttfb = false;
+        let none = Recorder::draw(700, 380, |a| draw_flights(a, &handshakes, 1.0));
+        assert!(
+            none.has_text("p50 connect + handshake, in round trips"),
+            "a --handshake-window run has no first byte: {:?}",
+            none.texts
+        );
         assert!(
             !none.texts.iter().any(|t| t.0.starts_with("initial window")),
             "no window read, no line: {:?}",

@@ -95,7 +95,7 @@ pub fn run_views(props: &ViewsProps) -> Html {
         charts.push((
             "flights",
             "Round trips against the server's first flight",
-            "per full-handshake arm over the emulated link, p50 time to first byte in round trips of its own path against the median bytes of the server's first flight, with the initial congestion window the servers' sockets reported (a flight past it waits for an ACK: one round trip more)",
+            "per full-handshake arm over the emulated link, its p50 (time to first byte, or connect + handshake with --handshake-window) in round trips of its own path against the median bytes of the server's first flight, with the initial congestion window the servers' sockets reported (a flight past it waits for an ACK: one round trip more)",
             ChartSpec::Flights(c),
         ));
     }

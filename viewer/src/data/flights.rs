@@ -27,6 +27,9 @@ pub struct FlightChart {
     /// `(segments, mss)` of the servers' initial window, as their sockets reported it
     /// (the median over the points' arms); None where no arm read it.
     pub window: Option<(u64, u64)>,
+    /// Whether the round trips are a time to first byte (false: connect + handshake,
+    /// `--handshake-window`).
+    pub ttfb: bool,
 }
 
 impl FlightChart {
@@ -50,10 +53,12 @@ fn flight_of(a: &Arm) -> Option<(&FlightSizes, f64)> {
 pub fn flight_chart(ev: &Evidence, filter: &ArmFilter) -> Option<FlightChart> {
     let mut points = Vec::new();
     let (mut cwnds, mut msss) = (Vec::new(), Vec::new());
+    let mut ttfb = false;
     for a in ev.arms.iter().filter(|a| filter.matches(a)) {
         let Some((f, rtts)) = flight_of(a) else {
             continue;
         };
+        ttfb |= a.ttfb;
         points.push(FlightPoint {
             label: a.id.clone(),
             bytes: f.bytes_p50 as f64,
@@ -69,6 +74,7 @@ pub fn flight_chart(ev: &Evidence, filter: &ArmFilter) -> Option<FlightChart> {
     Some(FlightChart {
         points,
         window: median(&cwnds).zip(median(&msss)),
+        ttfb,
     })
 }
 
@@ -150,8 +156,14 @@ pub fn crossings(ev: &Evidence) -> Vec<(String, &Arm, f64)> {
         let at = a
             .rtt_ms
             .map_or(String::new(), |r| format!(" at {r} ms RTT"));
+        // A --handshake-window run times connect + handshake: no first byte.
+        let took = if a.ttfb {
+            "its first byte came after"
+        } else {
+            "connect and handshake took"
+        };
         let mut s = format!(
-            "The server's first flight of {} ({}{chain}) is larger than TCP's initial window ({cwnd} × {mss} B = {}): its first byte came after {rtts:.2} round trips{at}",
+            "The server's first flight of {} ({}{chain}) is larger than TCP's initial window ({cwnd} × {mss} B = {}): {took} {rtts:.2} round trips{at}",
             a.id,
             fmt_bytes(f.bytes_p50),
             fmt_bytes(window),
@@ -241,7 +253,9 @@ mod tests {
 
     #[test]
     fn a_flight_past_the_window_gets_a_sentence_with_its_numbers() {
-        let ev = pq_run();
+        // An emulated run times a first byte unless it asked for the handshake alone.
+        let mut ev = pq_run();
+        ev.arms.iter_mut().for_each(|a| a.ttfb = true);
         let c = crossings(&ev);
         assert_eq!(c.len(), 1, "only the flight past the window: {c:?}");
         let (text, a, rtts) = &c[0];
@@ -249,8 +263,21 @@ mod tests {
         assert_eq!(*rtts, 4.02);
         assert!(text.contains("24,000 B"), "{text}");
         assert!(text.contains("10 × 1448 B = 14,480 B"), "{text}");
-        assert!(text.contains("4.02 round trips at 50 ms RTT"), "{text}");
+        assert!(
+            text.contains("its first byte came after 4.02 round trips at 50 ms RTT"),
+            "{text}"
+        );
         assert!(text.contains("against 3.01 for tls13-full-ecdsa"), "{text}");
+        // A --handshake-window run times connect + handshake: no first byte.
+        let mut handshakes = pq_run();
+        handshakes.arms.iter_mut().for_each(|a| a.ttfb = false);
+        let (text, ..) = &crossings(&handshakes)[0];
+        assert!(
+            text.contains("connect and handshake took 4.02 round trips"),
+            "{text}"
+        );
+        assert!(flight_chart(&handshakes, &ArmFilter::default()).is_some_and(|c| !c.ttfb));
+        assert!(flight_chart(&ev, &ArmFilter::default()).is_some_and(|c| c.ttfb));
         // An arm with an error is no result: no sentence.
         let mut broken = pq_run();
         broken.arms[1].error = Some("broken".into());
