@@ -65,7 +65,8 @@ pub fn draw_ttfb<DB: DrawingBackend>(
         x_scale: Scale::Linear,
         y_scale: Scale::Linear,
         x_desc: "emulated round-trip time (ms)".into(),
-        y_desc: "p50 time to first byte (whisker: 95% CI)",
+        // The heading says what the window is (time to first byte, or connect + handshake).
+        y_desc: "p50 (whisker: 95% CI)",
         x_tick: &|v| format!("{} ms", (v * 10.0).round() / 10.0),
         y_tick: &|v| fmt_us(*v),
         y_range: None,

@@ -111,7 +111,11 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
         <section id="headline" class="headline" aria-labelledby="headline-h">
             <h2 id="headline-h" class="visually-hidden">{"Headline"}</h2>
             if cards.is_empty() {
-                <p class="hint">{"This run has no full handshake of rustls with a result: its arms are in the table below."}</p>
+                <p class="hint">{if ev.arms.iter().any(|a| a.rtt_ms.is_some()) {
+                    "This run measured over an emulated link, not on loopback (the headline's subject): its charts and findings are under Detail below, its arms in the table."
+                } else {
+                    "This run has no full handshake of rustls with a result: its arms are in the table below."
+                }}</p>
             }
             <div class="cards">
                 for c in cards.iter() {
