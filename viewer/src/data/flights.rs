@@ -42,7 +42,11 @@ impl FlightChart {
 /// The server's first flight of a sound full-handshake arm over an emulated link that
 /// has a round-trip count.
 fn flight_of(a: &Arm) -> Option<(&FlightSizes, f64)> {
-    if a.mode != Mode::Full || no_result(a).is_some() {
+    // A lossy link's round trips are TCP's timers as much as the flight (the loss view
+    // has them): only loss-free links say what a flight's size costs.
+    let lossy = super::loss::loss_suffix(super::series::without_rtt_suffix(&a.id))
+        .is_some_and(|(_, loss)| loss > 0.0);
+    if a.mode != Mode::Full || no_result(a).is_some() || lossy {
         return None;
     }
     let f = a.wire.as_ref()?.server_first_flight.as_ref()?;
@@ -278,6 +282,19 @@ mod tests {
         );
         assert!(flight_chart(&handshakes, &ArmFilter::default()).is_some_and(|c| !c.ttfb));
         assert!(flight_chart(&ev, &ArmFilter::default()).is_some_and(|c| c.ttfb));
+        // A lossy link's arm is no point and no sentence; a 0% cell of a grid is.
+        let mut lossy = ev.clone();
+        lossy.arms[1].id = "tls13-full-mldsa87-x25519-loss3pct-rtt50ms".into();
+        assert!(crossings(&lossy).is_empty());
+        assert_eq!(
+            flight_chart(&lossy, &ArmFilter::default())
+                .unwrap()
+                .points
+                .len(),
+            1
+        );
+        lossy.arms[1].id = "tls13-full-mldsa87-x25519-loss0pct-rtt50ms".into();
+        assert_eq!(crossings(&lossy).len(), 1);
         // An arm with an error is no result: no sentence.
         let mut broken = pq_run();
         broken.arms[1].error = Some("broken".into());
