@@ -191,10 +191,14 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
                            label={format!("{stack}: p50, p95 and p99 latency per arm, with the p50 95% CI")} />
                 }
             </div>
-            <Chart id={format!("chart-speedup-{key}")} spec={speedups}
-                   title={AttrValue::from("Resume speedup")}
-                   run={run_id.clone()} host={host.clone()} date={date.clone()}
-                   label="full/resumed p50 ratio per protocol, cert and resumption kind" />
+            // A run without resumed arms (e.g. a loss grid of full handshakes) has no
+            // speedup to draw whatever the filters: no empty chart for it.
+            if ev.arms.iter().any(|a| a.mode == shared::Mode::Resumed) {
+                <Chart id={format!("chart-speedup-{key}")} spec={speedups}
+                       title={AttrValue::from("Resume speedup")}
+                       run={run_id.clone()} host={host.clone()} date={date.clone()}
+                       label="full/resumed p50 ratio per protocol, cert and resumption kind" />
+            }
             {run_views(&ViewsProps { run: props.run.clone(), filter: props.filter.clone(),
                                      scale: props.scale })}
         </article>
