@@ -780,7 +780,8 @@ pub enum ComparisonKind {
     /// (never a 0-RTT arm: that is [`ComparisonKind::ZeroRttSpeedup`]). Above 1 means
     /// resumption is faster.
     ResumeSpeedup,
-    /// `p50(TLS) / p50(TCP connect)`: baseline is TCP, candidate the TLS arm.
+    /// `p50(TLS) / p50(TCP connect)`: baseline is TCP, candidate the TLS arm, both measured
+    /// under the same conditions (emulated RTT, link model, concurrent clients).
     TlsOverTcp,
     /// `p50(full) / p50(0-RTT)` of the time to the first response byte: baseline is the
     /// full arm of the same protocol, cert and group (request mode), candidate the 0-RTT

@@ -97,6 +97,32 @@ fn conditions_are_the_emulated_rtt_and_the_concurrent_clients() {
     assert!(same_conditions(&a, &b));
     b.capacity = capacity(2);
     assert!(!same_conditions(&a, &b), "4 clients against 2");
+    b.capacity = capacity(4);
+    // On one RTT, the link's model is a condition; its seed and counts are not.
+    let link = |loss: f64, seed: u64| {
+        Some(shared::Link {
+            asked: String::new(),
+            rtt_ms: 20.0,
+            loss,
+            burst_packets: None,
+            jitter_ms: 0.0,
+            rate_bit_s: None,
+            limit_packets: None,
+            mtu: 1500,
+            seed,
+            client_to_server: shared::LinkCounts::default(),
+            server_to_client: shared::LinkCounts::default(),
+        })
+    };
+    (a.link, b.link) = (link(0.2, 1), link(0.0, 1));
+    assert!(!same_conditions(&a, &b), "20% loss against 0%");
+    assert!(!same_conditions(&b, &a), "0% loss against 20%");
+    b.link = link(0.2, 2);
+    assert!(same_conditions(&a, &b), "one loss rate, two seeds");
+    b.link.as_mut().unwrap().rate_bit_s = Some(1_000_000_000);
+    assert!(!same_conditions(&a, &b), "a rate against none");
+    b.link = None;
+    assert!(!same_conditions(&a, &b), "a link model against none");
 }
 
 #[test]
