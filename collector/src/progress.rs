@@ -67,6 +67,15 @@ impl Progress {
     }
 
     /// One timed connection of arm `i` is done.
+    /// Takes back `n` ticks of arm `i`: a chunk set aside, to be measured again.
+    pub fn redo(&self, i: usize, n: u64) {
+        if let Some(b) = self.bars.get(i) {
+            b.set_position(b.position().saturating_sub(n));
+        }
+        self.total
+            .set_position(self.total.position().saturating_sub(n));
+    }
+
     pub fn tick(&self, i: usize) {
         if let Some(b) = self.bars.get(i) {
             b.inc(1);

@@ -5,11 +5,13 @@
 //! A JSON Schema of the same types is available through [`json_schema`].
 
 pub mod cluster;
+pub mod conditions;
 mod history;
 mod ids;
 mod index;
 pub mod json;
 pub mod link;
+pub mod noise;
 pub mod objects;
 pub mod open_loop;
 pub mod order;
@@ -28,10 +30,12 @@ pub mod wire;
 #[cfg(feature = "sample")]
 pub mod sample;
 
+pub use conditions::{ArmConditions, Conditions, Level};
 pub use history::{ArmKey, BriefArm, History, HistoryBuilder, RunBrief};
 pub use ids::{ArmsById, FirstIndex};
 pub use index::{IndexEntry, ResultsIndex};
 pub use link::{Link, LinkCounts, TcpCounters};
+pub use noise::{ArmChunks, Chunk, ChunkOutcome, NoiseSettings, SpeedProbe};
 pub use open_loop::{Lateness, OpenLoop};
 pub use placement::{ArmPlacement, RunPlacement, Tracing};
 pub use probe::{Capability, CertVerification, CertificateTrust, ServerProbe};

@@ -172,6 +172,10 @@ pub struct Settings {
     /// Anything else that moves a number, as name → value.
     #[serde(default)]
     pub extra: BTreeMap<String, String>,
+    /// The steal threshold and the budget for measuring chunks again (`--max-steal`);
+    /// null in older files (nothing was set aside then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<crate::noise::NoiseSettings>,
     /// Where the client and the servers ran (`--placement`): asked, applied, and the CPU
     /// sets. Null in files written before placement was controlled (their arms ran
     /// wherever the scheduler put them, as under `free`).
@@ -201,8 +205,8 @@ pub struct Environment {
     /// Per CPU (`cpu0`, …), the share of its time the hypervisor gave to something else
     /// (`steal` in /proc/stat) while the run ran, in per cent. Empty in older
     /// files and where the kernel reports none.
+    /// (The viewer reads it too: the run's conditions verdict starts from it.)
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    #[cfg(not(target_arch = "wasm32"))]
     pub steal_percent: BTreeMap<String, f64>,
     /// The guest's idle settings, which decide what waking a waiting thread costs (on a
     /// VM, a halted vCPU must be woken by the host): `cpuidle.driver`, `cpuidle.governor`,
@@ -303,6 +307,13 @@ pub struct Arm {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg(not(target_arch = "wasm32"))]
     pub round_steal_percent: Vec<Option<f64>>,
+    /// Every chunk of this arm as the timing loop measured it (`--max-steal`): its
+    /// round, the highest steal of any CPU during it, the speed probe timed before it,
+    /// and whether its samples are the arm's or were set aside and measured again (their
+    /// samples kept in `set_aside_us`). `samples_us`, the percentiles and the CI come
+    /// from the chunks used. Null outside the interleaved loop and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<crate::noise::ArmChunks>,
     /// Arms with the same `round_group` were interleaved in the same rounds: round `r` of
     /// one is the same stretch of time as round `r` of the other (e.g. `loopback` for the
     /// main loop, `peer-python` for the Python script's own loop). Null when not in rounds.

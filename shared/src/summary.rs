@@ -16,6 +16,9 @@ impl Evidence {
         s.summary = true;
         for arm in &mut s.arms {
             arm.samples_us = Vec::new();
+            if let Some(c) = &mut arm.chunks {
+                c.set_aside_us = Vec::new();
+            }
             #[cfg(not(target_arch = "wasm32"))]
             if let Some(t) = &mut arm.tracing {
                 t.samples_us = Vec::new();

@@ -15,9 +15,22 @@ pub enum Verdict {
     NoEvidence,
     /// No interval could be given (too few rounds, samples not taken in rounds): no claim.
     NoInterval,
+    /// The two sides ran in different conditions (the host's steal, the CPU's speed
+    /// mode, an arm that kept chunks over the steal threshold: [`crate::conditions`]), so
+    /// whatever the interval says may be the host's doing: no claim.
+    Inconclusive,
 }
 
 impl Verdict {
+    /// The verdict on a ratio whose two sides ran in conditions that are `apart` (why,
+    /// from [`crate::conditions`]) or not: inconclusive, or [`Verdict::of`] its interval.
+    pub fn within(ci: Option<[f64; 2]>, apart: Option<&str>) -> Verdict {
+        match apart {
+            Some(_) => Verdict::Inconclusive,
+            None => Verdict::of(ci),
+        }
+    }
+
     /// The verdict on a ratio `p50(new) / p50(old)`, from its 95% interval `ci`.
     pub fn of(ci: Option<[f64; 2]>) -> Verdict {
         match ci {
@@ -34,6 +47,7 @@ impl Verdict {
             Verdict::Faster => "faster",
             Verdict::NoEvidence => "no evidence of a difference",
             Verdict::NoInterval => "no CI: no claim",
+            Verdict::Inconclusive => "inconclusive",
         }
     }
 }

@@ -71,6 +71,44 @@ pub struct ArmRun {
     pub client_hellos: Vec<super::wire::Flight>,
     pub server_flights: Vec<super::wire::Flight>,
     pub chains: Vec<(u32, u64)>,
+    /// Every chunk as the loop measured it (steal, speed probe, used or set aside), where
+    /// the loop watches steal (`Plan::noise`); None otherwise.
+    pub chunks: Option<shared::ArmChunks>,
+}
+
+/// Where an arm's records stood before a chunk: what [`ArmRun::set_aside`] rolls back
+/// to. The honesty checks' findings (`problems`) are never rolled back: a broken promise
+/// in a chunk set aside still breaks the arm.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    attempted: u64,
+    failed: u64,
+    timed_wall: Duration,
+    lens: [usize; 9],
+    kinds: Option<HandshakeKinds>,
+    negotiated: BTreeMap<String, u64>,
+    early_data: Option<EarlyData>,
+    traced: Option<(u64, u64, usize)>,
+    placed: Option<Placed>,
+}
+
+impl Mark {
+    /// Successful samples and timed connections recorded before the mark.
+    pub fn samples(&self) -> usize {
+        self.lens[0]
+    }
+
+    pub fn attempted(&self) -> u64 {
+        self.attempted
+    }
+}
+
+/// What a chunk set aside held: its timed connections, and the samples of those that
+/// succeeded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetAside {
+    pub attempted: u64,
+    pub samples_us: Vec<f64>,
 }
 
 /// An arm's traced connections: the same window, with both ends' phases recorded.
@@ -114,6 +152,77 @@ impl ArmRun {
             client_hellos: Vec::new(),
             server_flights: Vec::new(),
             chains: Vec::new(),
+            chunks: None,
+        }
+    }
+
+    fn lens(&self) -> [usize; 9] {
+        [
+            self.samples_us.len(),
+            self.connect_us.len(),
+            self.tcp.len(),
+            self.server_tcp.len(),
+            self.traces.len(),
+            self.keepalive.len(),
+            self.client_hellos.len(),
+            self.server_flights.len(),
+            self.chains.len(),
+        ]
+    }
+
+    /// Where the records stand now (before a chunk).
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            attempted: self.attempted,
+            failed: self.failed,
+            timed_wall: self.timed_wall,
+            lens: self.lens(),
+            kinds: self.kinds,
+            negotiated: self.negotiated.clone(),
+            early_data: self.early_data,
+            traced: self
+                .traced
+                .as_ref()
+                .map(|t| (t.attempted, t.failed, t.samples_us.len())),
+            placed: self.placed.clone(),
+        }
+    }
+
+    /// Takes everything recorded since `mark` (one chunk, within the current round) out
+    /// of the arm's numbers, and returns it: the chunk is set aside.
+    pub(crate) fn set_aside(&mut self, mark: &Mark) -> SetAside {
+        let [samples, connect, tcp, server_tcp, traces, keepalive, hellos, flights, chains] =
+            mark.lens;
+        let samples_us = self.samples_us.split_off(samples);
+        if let Some(n) = self.samples_per_round.last_mut() {
+            *n -= samples_us.len() as u64;
+        }
+        self.connect_us.truncate(connect);
+        self.tcp.truncate(tcp);
+        self.server_tcp.truncate(server_tcp);
+        self.traces.truncate(traces);
+        self.keepalive.truncate(keepalive);
+        self.client_hellos.truncate(hellos);
+        self.server_flights.truncate(flights);
+        self.chains.truncate(chains);
+        if let (Some(t), Some((attempted, failed, len))) = (self.traced.as_mut(), mark.traced) {
+            let dropped = (t.samples_us.len() - len) as u64;
+            t.samples_us.truncate(len);
+            if let Some(n) = t.samples_per_round.last_mut() {
+                *n -= dropped;
+            }
+            (t.attempted, t.failed) = (attempted, failed);
+        }
+        let attempted = self.attempted - mark.attempted;
+        (self.attempted, self.failed) = (mark.attempted, mark.failed);
+        self.timed_wall = mark.timed_wall;
+        self.kinds = mark.kinds;
+        self.negotiated = mark.negotiated.clone();
+        self.early_data = mark.early_data;
+        self.placed = mark.placed.clone();
+        SetAside {
+            attempted,
+            samples_us,
         }
     }
 

@@ -20,6 +20,9 @@ pub struct Plan {
     /// ones (counted over the arm, across chunks; 0: none traced). The untraced ones give
     /// the arm's samples.
     pub trace_every: u64,
+    /// Where the loop watches steal: the threshold over which a chunk is set aside and
+    /// measured again, and the budget for that (None: chunks are not watched).
+    pub noise: Option<shared::NoiseSettings>,
 }
 
 impl Plan {
@@ -43,6 +46,7 @@ mod tests {
                 seed: 0,
                 request: false,
                 trace_every: 0,
+                noise: None,
             };
             let total: u64 = (0..rounds).map(|r| plan.chunk(r)).sum();
             assert_eq!(total, samples, "{samples} over {rounds}");

@@ -1,7 +1,8 @@
 //! The comparison of two runs, arm by arm, as plain data: no files, no printing.
 
 use serde::Serialize;
-use shared::{Arm, ArmKind, Evidence, Verdict};
+use shared::conditions;
+use shared::{Arm, ArmConditions, ArmKind, Evidence, Verdict};
 
 use crate::measure::cluster;
 
@@ -23,6 +24,7 @@ pub struct ArmRow {
     pub ratio: Option<f64>,
     pub ci95: Option<[f64; 2]>,
     /// `slower`, `faster`, `no evidence of a difference`, `no CI: no claim`,
+    /// `inconclusive` (the runs' or the arm's conditions differ: `note` says how),
     /// `not comparable`, `only in OLD`, `only in NEW`.
     pub verdict: String,
     /// Why the arm is not comparable, or why it has no CI.
@@ -59,6 +61,10 @@ pub struct Comparison {
     pub regressions: usize,
     /// Set when most arms with a verdict moved the same way: what that likely means.
     pub common_shift: Option<String>,
+    /// Each run's conditions verdict (quiet, noisy, unreliable) in words, and why the
+    /// runs cannot be compared number for number (then every verdict is inconclusive).
+    pub conditions: [String; 2],
+    pub conditions_apart: Option<String>,
 }
 
 /// A warning when most arms with a CI moved the same way ([`shared::verdict::common_shift`]).
@@ -154,6 +160,8 @@ pub fn compare(
         note: None,
         regression: false,
     };
+    let (old_conditions, new_conditions) = (conditions::of(old), conditions::of(new));
+    let apart = conditions::runs_apart(&old_conditions, &new_conditions);
     let mut arms = Vec::new();
     for o in &old.arms {
         let mut r = row(&o.id);
@@ -180,8 +188,23 @@ pub fn compare(
             unreachable!("comparable arms have latencies");
         };
         (r.ratio, r.ci95, r.note) = (Some(rr.ratio), rr.ci95, rr.no_ci);
-        r.verdict = Verdict::of(r.ci95).to_string();
-        r.regression = shared::is_regression(rr.ratio, r.ci95, threshold);
+        // An arm that kept chunks over the steal threshold carries that into the
+        // comparison, as runs of different conditions do.
+        let noisy = |a: &Arm, e: &Evidence, which: &str| {
+            ArmConditions::of(a, conditions::fast_probe_us(&e.arms))
+                .and_then(|c| c.noisy())
+                .map(|n| format!("{n} in {which}"))
+        };
+        let apart = apart
+            .clone()
+            .or_else(|| noisy(o, old, "OLD"))
+            .or_else(|| noisy(n, new, "NEW"));
+        r.verdict = Verdict::within(r.ci95, apart.as_deref()).to_string();
+        if let Some(why) = apart {
+            r.note = Some(why);
+        } else {
+            r.regression = shared::is_regression(rr.ratio, r.ci95, threshold);
+        }
         arms.push(r);
     }
     for n in new
@@ -205,6 +228,8 @@ pub fn compare(
         regressions: arms.iter().filter(|r| r.regression).count(),
         common_shift: common_shift(&arms),
         arms,
+        conditions: [old_conditions.sentence(), new_conditions.sentence()],
+        conditions_apart: apart,
     }
 }
 
@@ -280,6 +305,82 @@ mod tests {
             };
         }
         e
+    }
+
+    /// `e` with steal recorded per CPU (and an idle machine before it).
+    fn with_steal(mut e: Evidence, steal: f64) -> Evidence {
+        e.environment.steal_percent = [("cpu0".to_string(), steal)].into();
+        e.environment.load_average.before = [0.0; 3];
+        e
+    }
+
+    #[test]
+    fn runs_in_different_conditions_are_inconclusive_and_no_regression() {
+        // A real 20% slowdown, but NEW ran under 20% steal (unreliable) and OLD quiet.
+        let (old, new) = (
+            with_steal(run(10, 1.0), 0.5),
+            with_steal(run(10, 1.2), 20.0),
+        );
+        let c = compare(&old, &new, 0.05, 1000, 1);
+        assert!(c.conditions_apart.is_some());
+        for r in &c.arms {
+            assert_eq!(r.verdict, Verdict::Inconclusive.as_str(), "{r:?}");
+            assert!(!r.regression);
+            assert!(
+                r.ratio.is_some() && r.ci95.is_some(),
+                "the numbers stay: {r:?}"
+            );
+            assert_eq!(r.note, c.conditions_apart);
+        }
+        assert_eq!(c.regressions, 0);
+        // Both quiet: the slowdown is judged.
+        let new = with_steal(run(10, 1.2), 0.4);
+        let c = compare(&old, &new, 0.05, 1000, 1);
+        assert_eq!(c.conditions_apart, None);
+        assert_eq!(c.regressions, 3);
+    }
+
+    #[test]
+    fn an_arm_that_kept_chunks_over_the_steal_threshold_is_inconclusive() {
+        // Both runs noisy alike (3% steal); in NEW one arm of five kept a chunk over the
+        // threshold (a fifth of the arms: the run stays noisy, not unreliable).
+        let (old, mut new) = (with_steal(run(10, 1.0), 3.0), with_steal(run(10, 1.2), 3.0));
+        for extra in ["x1", "x2"] {
+            let mut a = new.arms[1].clone();
+            a.id = extra.into();
+            new.arms.push(a);
+        }
+        let chunk = |round, outcome| shared::Chunk {
+            round,
+            steal_percent: Some(0.0),
+            probe_us: None,
+            attempted: 20,
+            samples: 20,
+            outcome,
+        };
+        for (i, a) in new.arms.iter_mut().enumerate() {
+            a.chunks = Some(shared::ArmChunks {
+                list: (0..10)
+                    .map(|r| {
+                        let o = if i == 0 && r == 3 {
+                            shared::ChunkOutcome::UsedOverBudget
+                        } else {
+                            shared::ChunkOutcome::Used
+                        };
+                        chunk(r, o)
+                    })
+                    .collect(),
+                set_aside_us: Vec::new(),
+            });
+        }
+        let c = compare(&old, &new, 0.05, 1000, 1);
+        assert_eq!(c.conditions_apart, None);
+        assert_eq!(c.arms[0].verdict, Verdict::Inconclusive.as_str());
+        assert!(!c.arms[0].regression);
+        assert!(c.arms[1..3]
+            .iter()
+            .all(|r| r.verdict == "slower" && r.regression));
+        assert_eq!(c.regressions, 2);
     }
 
     fn nearest_rank_median(v: &[f64]) -> f64 {
@@ -403,7 +504,7 @@ mod tests {
         assert!(t.contains("OLD: 20261130T000000Z-sample-0000"), "{t}");
         assert_eq!(t.matches("REGRESSION").count(), 2, "{t}");
         assert!(t.contains("^ has an error in NEW"), "{t}");
-        assert!(t.contains("2 slower, 0 faster, 0 no evidence of a difference, 0 without a CI, 1 not comparable, 0 in one run only."), "{t}");
+        assert!(t.contains("2 slower, 0 faster, 0 no evidence of a difference, 0 without a CI, 0 inconclusive, 1 not comparable, 0 in one run only."), "{t}");
         assert!(
             t.contains("Regressions (slower, and NEW/OLD above 1.050): 2."),
             "{t}"

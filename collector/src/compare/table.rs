@@ -10,6 +10,15 @@ use crate::human::us;
 /// The table, the runs it compares, what differs between them, and a closing count.
 pub fn table(c: &Comparison) -> String {
     let mut out = String::new();
+    for (name, cond) in [("OLD", &c.conditions[0]), ("NEW", &c.conditions[1])] {
+        let _ = writeln!(out, "{name} run conditions: {cond}");
+    }
+    if let Some(why) = &c.conditions_apart {
+        let _ = writeln!(
+            out,
+            "INCONCLUSIVE: {why}; no arm is judged slower or faster. Measure both again on a quiet machine, alternately (OLD, NEW, OLD, NEW)."
+        );
+    }
     for (name, r) in [("OLD", &c.old), ("NEW", &c.new)] {
         let _ = writeln!(
             out,
@@ -57,11 +66,12 @@ pub fn table(c: &Comparison) -> String {
     let count = |v: &str| c.arms.iter().filter(|r| r.verdict == v).count();
     let _ = writeln!(
         out,
-        "\n{} slower, {} faster, {} no evidence of a difference, {} without a CI, {} not comparable, {} in one run only.",
+        "\n{} slower, {} faster, {} no evidence of a difference, {} without a CI, {} inconclusive, {} not comparable, {} in one run only.",
         count(Verdict::Slower.as_str()),
         count(Verdict::Faster.as_str()),
         count(Verdict::NoEvidence.as_str()),
         count(Verdict::NoInterval.as_str()),
+        count(Verdict::Inconclusive.as_str()),
         count(NOT_COMPARABLE),
         count(ONLY_IN_OLD) + count(ONLY_IN_NEW),
     );

@@ -5,19 +5,20 @@
 //! becomes evidence ([`record`], [`phases`], [`decompose`]).
 
 pub mod capacity;
+pub mod chunk;
 pub mod cluster;
 pub mod decompose;
 pub mod hop;
 pub mod hop_curve;
 pub mod open_loop;
 pub mod phases;
+pub mod probe;
 pub mod record;
 pub mod rtt;
 pub mod steal;
 pub mod wire;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::atomic::AtomicBool;
 
 use crate::arms::measured::{ArmRun, Traced};
 use crate::arms::placement::Placed;
@@ -70,13 +71,36 @@ pub fn measure_sessions(
 /// Runs every arm's connections, interleaved in rounds, and records which round each
 /// successful sample came from (the rounds are named `group` in the evidence). Stops
 /// early (keeping what was measured) when `stop` is set; failed connections are
-/// counted, never dropped.
+/// counted, never dropped. Where the plan watches steal, a chunk the hypervisor stole
+/// from is set aside and measured again at the end of its round (see [`chunk`]).
 pub fn run(
     sessions: &mut [(ArmSpec, Box<dyn Session>)],
     plan: &Plan,
     group: &str,
     progress: &Progress,
     stop: &AtomicBool,
+) -> Vec<ArmRun> {
+    let mut x25519 = probe::X25519::new();
+    let mut off = probe::Off;
+    let probe: &mut dyn probe::Probe = match x25519.as_mut() {
+        Some(p) => p,
+        None => &mut off,
+    };
+    let mut host = chunk::Host {
+        steal: &mut chunk::ProcStat,
+        probe,
+    };
+    run_with(sessions, plan, group, progress, stop, &mut host)
+}
+
+/// [`run`] with the host's steal and speed read through `host`.
+pub fn run_with(
+    sessions: &mut [(ArmSpec, Box<dyn Session>)],
+    plan: &Plan,
+    group: &str,
+    progress: &Progress,
+    stop: &AtomicBool,
+    host: &mut chunk::Host<'_>,
 ) -> Vec<ArmRun> {
     let cpu = crate::cpu::plan();
     let mut runs: Vec<ArmRun> = sessions
@@ -98,73 +122,95 @@ pub fn run(
             }
         })
         .collect();
+    let mut budget = chunk::Budget::new(plan.noise, sessions.len());
     let mut rng = fastrand::Rng::with_seed(plan.seed);
     let mut order: Vec<usize> = (0..sessions.len()).collect();
+    let mut connect = |i: usize, session: &mut dyn Session, run: &mut ArmRun| {
+        connect(plan, session, run);
+        progress.tick(i);
+    };
     'rounds: for round in 0..plan.rounds {
         rng.shuffle(&mut order);
         runs.iter_mut().for_each(|r| r.begin_round(group));
-        for (pos, &i) in order.iter().enumerate() {
-            let (spec, session) = &mut sessions[i];
-            progress.at(round + 1, plan.rounds, pos + 1, order.len(), spec);
-            let run = &mut runs[i];
-            for _ in 0..plan.warmup_per_chunk {
-                if stop.load(Ordering::Relaxed) {
-                    break 'rounds;
-                }
-                run.warmup_attempted += 1;
-                if session.connect_once().is_err() {
-                    run.warmup_failed += 1;
-                }
-            }
-            let steal_before = steal::machine();
-            let chunk_start = Instant::now();
-            let mut stopped = false;
-            for _ in 0..plan.chunk(round) {
-                if stop.load(Ordering::Relaxed) {
-                    stopped = true;
-                    break;
-                }
-                run.attempted += 1;
-                let outcome = session.connect_once();
-                observe(run, session.as_ref(), outcome.as_ref().ok());
-                match outcome {
-                    Ok(outcome) => run.record(&outcome),
-                    Err(e) => {
-                        run.failed += 1;
-                        run.first_failure.get_or_insert_with(|| format!("{e:#}"));
+        let mut again = Vec::new();
+        let mut pass = order.clone();
+        let mut first = true;
+        while !pass.is_empty() {
+            for (pos, &i) in pass.iter().enumerate() {
+                let (spec, session) = &mut sessions[i];
+                progress.at(round + 1, plan.rounds, pos + 1, pass.len(), spec);
+                let ctx = chunk::ChunkCtx {
+                    plan,
+                    round,
+                    again: !first,
+                    stop,
+                };
+                let end = chunk::measure(
+                    i,
+                    session.as_mut(),
+                    &mut runs[i],
+                    &ctx,
+                    host,
+                    &mut budget,
+                    &mut connect,
+                );
+                match end {
+                    chunk::End::Stopped => break 'rounds,
+                    chunk::End::Again => {
+                        again.push(i);
+                        progress.redo(i, plan.chunk(round));
                     }
+                    chunk::End::Used => {}
                 }
-                // After every `trace_every` untraced connections of the arm, one traced one.
-                if run.traced.is_some() && run.attempted.is_multiple_of(plan.trace_every) {
-                    session.set_traced(true);
-                    let traced = session.connect_once();
-                    session.set_traced(false);
-                    observe(run, session.as_ref(), traced.as_ref().ok());
-                    let t = run.traced.as_mut().expect("checked above");
-                    t.attempted += 1;
-                    match traced {
-                        Ok(outcome) => run.record_traced(&outcome),
-                        Err(e) => {
-                            t.failed += 1;
-                            run.first_failure.get_or_insert_with(|| format!("{e:#}"));
-                        }
-                    }
-                }
-                progress.tick(i);
             }
-            run.timed_wall += chunk_start.elapsed();
-            run.round_steal.push(
-                steal_before
-                    .zip(steal::machine())
-                    .and_then(|(b, a)| steal::percent(b, a)),
-            );
-            if stopped {
-                break 'rounds;
-            }
+            // Chunks set aside are measured again at the end of their round, in an order
+            // of their own, so the round still pairs every arm's samples in time.
+            rng.shuffle(&mut again);
+            pass = std::mem::take(&mut again);
+            first = false;
         }
         progress.round_done(round + 1, plan.rounds);
     }
+    let (extra, wall) = budget.extra();
+    if extra > 0 {
+        eprintln!(
+            "collector: {extra} chunk(s) of the `{group}` loop were measured again for steal over {}% ({:.1} s)",
+            plan.noise.map_or(100.0, |n| n.max_steal_percent),
+            wall.as_secs_f64()
+        );
+    }
     runs
+}
+
+/// Makes one timed connection of the arm (and, after every `trace_every` untraced ones,
+/// one traced) and records it.
+fn connect(plan: &Plan, session: &mut dyn Session, run: &mut ArmRun) {
+    run.attempted += 1;
+    let outcome = session.connect_once();
+    observe(run, &*session, outcome.as_ref().ok());
+    match outcome {
+        Ok(outcome) => run.record(&outcome),
+        Err(e) => {
+            run.failed += 1;
+            run.first_failure.get_or_insert_with(|| format!("{e:#}"));
+        }
+    }
+    // After every `trace_every` untraced connections of the arm, one traced one.
+    if run.traced.is_some() && run.attempted.is_multiple_of(plan.trace_every) {
+        session.set_traced(true);
+        let traced = session.connect_once();
+        session.set_traced(false);
+        observe(run, &*session, traced.as_ref().ok());
+        let t = run.traced.as_mut().expect("checked above");
+        t.attempted += 1;
+        match traced {
+            Ok(outcome) => run.record_traced(&outcome),
+            Err(e) => {
+                t.failed += 1;
+                run.first_failure.get_or_insert_with(|| format!("{e:#}"));
+            }
+        }
+    }
 }
 
 /// Counts where the two ends of the connection just made ran: the client is this thread

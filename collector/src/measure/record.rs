@@ -89,6 +89,7 @@ pub fn build_arm(run: &ArmRun) -> Arm {
             Some(_) => run.round_steal.clone(),
             None => Vec::new(),
         },
+        chunks: run.chunks.clone().filter(|_| rounds.is_some()),
         round_group: rounds.and(run.round_group.clone()),
         error,
         first_failure: run.first_failure.clone(),

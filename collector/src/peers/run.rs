@@ -187,6 +187,7 @@ impl Phase {
             seed: ctx.seed,
             request: false,
             trace_every: 0,
+            noise: ctx.noise,
         };
         let mut records: Vec<Option<Arm>> = vec![None; self.arms.len()];
         for (i, a) in self.arms.iter().enumerate() {

@@ -80,6 +80,7 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
         seed: args.seed.unwrap_or_else(|| fastrand::u64(..)),
         request: false,
         trace_every: 0,
+        noise: None,
     };
     let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = vec![(
         ArmSpec::TCP_CONNECT,

@@ -149,6 +149,7 @@ fn a_probe_over_a_20ms_path_sees_the_round_trips() {
                 seed: 1,
                 request: false,
                 trace_every: 0,
+                noise: None,
             };
             let arms = measure::measure_sessions(
                 &mut sessions,

@@ -123,6 +123,7 @@ pub(super) fn settings(
         certs: Vec::new(),
         kx_groups: pinned.to_vec(),
         arms_filter: None,
+        noise: None,
         placement: None,
         extra,
     }

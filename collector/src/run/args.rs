@@ -110,6 +110,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(2..=1000))]
     pub trace_every: u64,
 
+    /// Steal threshold, in per cent of one CPU's time (0 to 100; 100 switches it off).
+    /// Around every chunk of every arm the collector reads the hypervisor's steal per CPU
+    /// (/proc/stat); a chunk during which any CPU's steal exceeded this is set aside (its
+    /// samples kept in the evidence, not used) and measured again at the end of its
+    /// round, at most --rounds extra chunks per arm and a quarter of the loop's time.
+    /// Past that budget the chunk is used and the arm is marked noisy. Steal is counted
+    /// in 10 ms ticks, so a chunk shorter than 10 ms × 100 / PCT is set aside as soon as
+    /// one tick of steal falls in it.
+    #[arg(long, value_name = "PCT", default_value_t = 5.0, value_parser = parse_max_steal)]
+    pub max_steal: f64,
+
     /// Where the client and the servers run. `split`: client threads on one half of the
     /// CPUs this process may use, every server (the in-process rustls servers and peer
     /// processes such as nginx) on the other half, as on two hosts. `same`: both on one
@@ -311,5 +322,14 @@ mod tests {
         let l = RttList::parse("0,10ms").unwrap();
         assert_eq!(l.text, "0,10ms");
         assert_eq!(l.rtts, ms(&[0, 10]));
+    }
+}
+
+/// `--max-steal`: a percentage from 0 to 100 (`5` or `5%`).
+fn parse_max_steal(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    match t.strip_suffix('%').unwrap_or(t).trim().parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a percentage from 0 to 100")),
     }
 }

@@ -225,6 +225,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         warmup_per_chunk: plan.warmup_per_chunk,
         seed,
         bootstrap: args.bootstrap as usize,
+        noise: plan.noise,
         io_timeout,
         stop: &stop,
     })?;

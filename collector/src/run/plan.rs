@@ -37,6 +37,22 @@ pub fn plan(args: &RunArgs, rtt: bool, request: bool) -> (Plan, u64) {
         } else {
             args.trace_every
         },
+        noise: Some(noise(args.max_steal, rounds)),
     };
     (plan, warmup)
+}
+
+/// The extra chunks of a loop take at most this share of the time its first chunks took.
+pub const EXTRA_TIME_SHARE: f64 = 0.25;
+
+/// The steal watch of a run with `rounds` rounds and threshold `max_steal` (per cent):
+/// at most as many extra chunks per arm as it has rounds (none when switched off).
+pub fn noise(max_steal: f64, rounds: u64) -> shared::NoiseSettings {
+    shared::NoiseSettings {
+        max_steal_percent: max_steal,
+        max_extra_chunks_per_arm: if max_steal >= 100.0 { 0 } else { rounds },
+        max_extra_time_share: EXTRA_TIME_SHARE,
+        probe: crate::measure::probe::KIND,
+        probe_operations: crate::measure::probe::OPERATIONS,
+    }
 }

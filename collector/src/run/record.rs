@@ -232,6 +232,7 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
         certs: certs.to_vec(),
         kx_groups: groups.to_vec(),
         arms_filter: args.arms.clone(),
+        noise: plan.noise,
         placement: None,
         extra,
     }

@@ -304,6 +304,7 @@ fn check_rounds(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: &mut
     }
     #[cfg(not(target_arch = "wasm32"))]
     check_round_steal(arm, per_round.len(), at, bad);
+    super::chunks::check(arm, summary, at, bad);
     let mut start = 0;
     let rounds = per_round.iter().zip(&arm.round_medians_us);
     for (r, (&n, median)) in rounds.enumerate().filter(|_| !summary) {

@@ -5,6 +5,7 @@ use std::fmt;
 
 mod arm;
 mod bounds;
+mod chunks;
 mod locate;
 mod open_loop;
 mod phases;

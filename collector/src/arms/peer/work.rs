@@ -24,6 +24,8 @@ pub struct Context<'a> {
     pub warmup_per_chunk: u64,
     pub seed: u64,
     pub bootstrap: usize,
+    /// The main loop's steal watch, applied to the peers' loops too.
+    pub noise: Option<shared::NoiseSettings>,
     pub io_timeout: Duration,
     pub stop: &'a AtomicBool,
 }

@@ -4,6 +4,9 @@ use std::fmt::Write;
 
 use shared::{ComparisonKind, Evidence};
 
+mod conditions;
+pub use conditions::conditions;
+
 pub use crate::human::us;
 
 /// The primitive table: name, operations timed, median.
@@ -17,7 +20,8 @@ pub fn primitives(prims: &[shared::Primitive]) -> String {
 }
 
 pub fn summary(e: &Evidence) -> String {
-    let mut out = placement(e);
+    let mut out = conditions::conditions(e);
+    out.push_str(&placement(e));
     out.push_str(&hypervisor(e));
     let w = e.arms.iter().map(|a| a.id.len()).max().unwrap_or(10).max(3);
     let _ = writeln!(
@@ -61,6 +65,9 @@ pub fn summary(e: &Evidence) -> String {
         }
         if let Some(why) = &a.ci_unavailable {
             let _ = writeln!(out, "{:w$}  ^ p50 CI n/a: {why}", "");
+        }
+        if let Some(noisy) = conditions::arm_note(e, a) {
+            let _ = writeln!(out, "{:w$}  ^ {noisy}", "");
         }
         if let Some(why) = &a.skipped {
             let _ = writeln!(out, "{:w$}  ^ skipped: {why}", "");
@@ -394,5 +401,5 @@ pub fn hypervisor(e: &Evidence) -> String {
 }
 
 #[cfg(test)]
-#[path = "report_tests.rs"]
+#[path = "tests.rs"]
 mod tests;

@@ -1,0 +1,373 @@
+//! How noisy a run was, said first: one verdict (quiet, noisy, unreliable) computed here
+//! from explicit rules over what the evidence recorded of the host — steal, chunks set
+//! aside and measured again, arms that ran out of budget, switches of the compute speed,
+//! load — with every reason and its numbers. The CLI summary, `collector compare`, the
+//! site's first screen, its stacks ranking and its trend all read it from here.
+
+use std::fmt;
+
+use crate::noise::ArmChunks;
+use crate::schema::{Arm, Evidence};
+
+/// Steal over the whole run, on the CPU that had most, from which a run is noisy.
+/// Measured here on an idle 2-vCPU VM of the project's kind: 0–1.8% over 5 s windows;
+/// the runs of the noise issue saw 8–24%.
+pub const STEAL_NOISY_PERCENT: f64 = 2.0;
+/// ... and from which it is unreliable: at 15–16% five runs of one build moved their
+/// p50s by 40–130%.
+pub const STEAL_UNRELIABLE_PERCENT: f64 = 15.0;
+/// Share of chunks set aside (measured again) from which a run is noisy.
+pub const SET_ASIDE_NOISY_SHARE: f64 = 0.10;
+/// Share of arms that used a chunk over the steal threshold (budget spent) from which a
+/// run is unreliable (any such arm makes it noisy).
+pub const NOISY_ARMS_UNRELIABLE_SHARE: f64 = 0.25;
+/// A chunk ran in the slow mode when its speed probe took more than this times the
+/// run's fast reference (the 10th percentile of its chunks' probes): the two modes seen
+/// on these VMs are 30 and 45 µs per X25519 agreement (1.5×).
+pub const SLOW_MODE_FACTOR: f64 = 1.25;
+/// A run switched modes when between this share and its complement of its probed chunks
+/// ran slow.
+pub const MIXED_MODES_SHARE: f64 = 0.05;
+/// Two arms ran in different modes when their shares of slow chunks differ by more.
+pub const MODES_APART: f64 = 0.30;
+/// The machine was busy before the run when the 1-minute load average was at least
+/// this many runnable tasks per CPU.
+pub const BUSY_LOAD_PER_CPU: f64 = 1.5;
+/// Two runs' compute speeds differ when their fast references differ by more than this
+/// factor.
+pub const PROBE_APART: f64 = 1.25;
+/// Two noisy runs are still compared when their worst CPUs' steal differs by at most
+/// this many points.
+pub const STEAL_APART_POINTS: f64 = 5.0;
+
+/// The verdict, from best to worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// Nothing the rules look at went over its line.
+    Quiet,
+    /// The host moved things, but the numbers were measured around it (or the effect is
+    /// bounded): read them, and compare them only with runs of like conditions.
+    Noisy,
+    /// The host moved the numbers as much as TLS does: no comparison with another run.
+    Unreliable,
+    /// The file records no steal (written before it was recorded): nothing can be said.
+    Unrecorded,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Quiet => "quiet",
+            Level::Noisy => "noisy",
+            Level::Unreliable => "unreliable",
+            Level::Unrecorded => "conditions not recorded",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One rule that fired, with its numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// Steal over the whole run on the worst CPU.
+    Steal { cpu: String, percent: f64 },
+    /// Chunks set aside for steal and measured again, of all chunks.
+    SetAside { set_aside: u64, chunks: u64 },
+    /// Arms that used a chunk over the threshold because the budget was spent.
+    NoisyArms { arms: u64, of: u64 },
+    /// Chunks whose speed probe ran in the slow mode, of the chunks probed.
+    SpeedModes {
+        slow: u64,
+        probed: u64,
+        fast_us: f64,
+        slow_us: f64,
+    },
+    /// The 1-minute load average before the run, against the CPUs.
+    Busy { load: f64, cpus: u64 },
+    /// No steal recorded.
+    NoRecord,
+}
+
+impl Reason {
+    /// The level this reason alone gives.
+    pub fn level(&self) -> Level {
+        match self {
+            Reason::Steal { percent, .. } if *percent >= STEAL_UNRELIABLE_PERCENT => {
+                Level::Unreliable
+            }
+            Reason::NoisyArms { arms, of } if share(*arms, *of) >= NOISY_ARMS_UNRELIABLE_SHARE => {
+                Level::Unreliable
+            }
+            Reason::NoRecord => Level::Unrecorded,
+            _ => Level::Noisy,
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Steal { cpu, percent } => write!(
+                f,
+                "the hypervisor took {percent:.1}% of {cpu}'s time over the run (steal; noisy from {STEAL_NOISY_PERCENT}%, unreliable from {STEAL_UNRELIABLE_PERCENT}%)"
+            ),
+            Reason::SetAside { set_aside, chunks } => write!(
+                f,
+                "{set_aside} of {chunks} chunks were set aside for steal and measured again"
+            ),
+            Reason::NoisyArms { arms, of } => write!(
+                f,
+                "{arms} of {of} arms kept chunks over the steal threshold (the budget for measuring again was spent)"
+            ),
+            Reason::SpeedModes {
+                slow,
+                probed,
+                fast_us,
+                slow_us,
+            } => write!(
+                f,
+                "the speed probe ran at two speeds: {slow} of {probed} chunks took {slow_us:.1} µs against {fast_us:.1} µs (another mode of the host's CPU, or other work beside the run)"
+            ),
+            Reason::Busy { load, cpus } => write!(
+                f,
+                "the machine was busy before the run (load average {load:.2} on {cpus} CPUs)"
+            ),
+            Reason::NoRecord => f.write_str("this file records no steal time"),
+        }
+    }
+}
+
+/// The verdict on a run, with every reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conditions {
+    pub level: Level,
+    pub reasons: Vec<Reason>,
+    /// The worst CPU's steal over the run, per cent (null: not recorded).
+    pub steal_percent: Option<f64>,
+    /// The run's fast reference of the speed probe, µs (null: no chunk probed).
+    pub fast_probe_us: Option<f64>,
+}
+
+impl Conditions {
+    /// The verdict and its reasons in one line, for people.
+    pub fn sentence(&self) -> String {
+        if self.reasons.is_empty() {
+            return format!(
+                "{}: steal {} on the worst CPU, every chunk within the threshold",
+                self.level,
+                self.steal_percent
+                    .map_or("not recorded".to_string(), |s| format!("{s:.1}%"))
+            );
+        }
+        let reasons: Vec<String> = self.reasons.iter().map(|r| r.to_string()).collect();
+        format!("{}: {}", self.level, reasons.join("; "))
+    }
+}
+
+fn share(part: u64, of: u64) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        part as f64 / of as f64
+    }
+}
+
+/// Nearest-rank percentile `q` (0–1) of `v` (sorted here); None when empty.
+fn percentile(v: &mut [f64], q: f64) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    crate::order::sort_f64(v);
+    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    Some(v[rank - 1])
+}
+
+/// The run's fast reference: the 10th percentile of its chunks' speed probes.
+pub fn fast_probe_us(arms: &[Arm]) -> Option<f64> {
+    let mut probes: Vec<f64> = arms
+        .iter()
+        .filter_map(|a| a.chunks.as_ref())
+        .flat_map(|c| c.list.iter().filter_map(|c| c.probe_us))
+        .collect();
+    percentile(&mut probes, 0.10)
+}
+
+/// Applies the rules to `e`.
+pub fn of(e: &Evidence) -> Conditions {
+    let env = &e.environment;
+    let mut reasons = Vec::new();
+    let worst = env
+        .steal_percent
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(cpu, p)| (cpu.clone(), *p));
+    match &worst {
+        None => reasons.push(Reason::NoRecord),
+        Some((cpu, percent)) if *percent >= STEAL_NOISY_PERCENT => reasons.push(Reason::Steal {
+            cpu: cpu.clone(),
+            percent: *percent,
+        }),
+        Some(_) => {}
+    }
+    let chunked: Vec<&ArmChunks> = e.arms.iter().filter_map(|a| a.chunks.as_ref()).collect();
+    let chunks: u64 = chunked.iter().map(|c| c.list.len() as u64).sum();
+    let set_aside: u64 = chunked.iter().map(|c| c.set_aside()).sum();
+    if chunks > 0 && share(set_aside, chunks) >= SET_ASIDE_NOISY_SHARE {
+        reasons.push(Reason::SetAside { set_aside, chunks });
+    }
+    let noisy = chunked.iter().filter(|c| c.over_budget() > 0).count() as u64;
+    if noisy > 0 {
+        reasons.push(Reason::NoisyArms {
+            arms: noisy,
+            of: chunked.len() as u64,
+        });
+    }
+    let fast = fast_probe_us(&e.arms);
+    if let Some(fast) = fast {
+        let probes: Vec<f64> = chunked
+            .iter()
+            .flat_map(|c| c.list.iter().filter_map(|c| c.probe_us))
+            .collect();
+        let mut slow: Vec<f64> = probes
+            .iter()
+            .copied()
+            .filter(|p| *p > fast * SLOW_MODE_FACTOR)
+            .collect();
+        let s = share(slow.len() as u64, probes.len() as u64);
+        if s > MIXED_MODES_SHARE && s < 1.0 - MIXED_MODES_SHARE {
+            reasons.push(Reason::SpeedModes {
+                slow: slow.len() as u64,
+                probed: probes.len() as u64,
+                fast_us: fast,
+                slow_us: percentile(&mut slow, 0.5).unwrap_or(fast),
+            });
+        }
+    }
+    let load = env.load_average.before[0];
+    if env.logical_cpus > 0 && load >= BUSY_LOAD_PER_CPU * env.logical_cpus as f64 {
+        reasons.push(Reason::Busy {
+            load,
+            cpus: env.logical_cpus,
+        });
+    }
+    let level = reasons
+        .iter()
+        .map(Reason::level)
+        .max()
+        .unwrap_or(Level::Quiet);
+    Conditions {
+        level,
+        reasons,
+        steal_percent: worst.map(|w| w.1),
+        fast_probe_us: fast,
+    }
+}
+
+/// What the host did to one arm, for comparisons that involve it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ArmConditions {
+    /// Chunks used over the steal threshold (budget spent) and all chunks used: an arm
+    /// with any is noisy.
+    pub over_budget: u64,
+    pub used: u64,
+    /// Share of its used chunks that ran in the slow mode (null: none probed).
+    pub slow_share: Option<f64>,
+}
+
+impl ArmConditions {
+    /// `arm`'s conditions in a run whose fast reference is `fast_probe_us`; None when the
+    /// arm has no chunk records (not measured in rounds, or an older file).
+    pub fn of(arm: &Arm, fast_probe_us: Option<f64>) -> Option<ArmConditions> {
+        let c = arm.chunks.as_ref()?;
+        let used: Vec<_> = c.used().collect();
+        let probed: Vec<f64> = used.iter().filter_map(|c| c.probe_us).collect();
+        let slow_share = fast_probe_us.filter(|_| !probed.is_empty()).map(|fast| {
+            let slow = probed
+                .iter()
+                .filter(|p| **p > fast * SLOW_MODE_FACTOR)
+                .count();
+            share(slow as u64, probed.len() as u64)
+        });
+        Some(ArmConditions {
+            over_budget: c.over_budget(),
+            used: used.len() as u64,
+            slow_share,
+        })
+    }
+
+    /// "noisy: 3 of 10 chunks above the steal threshold", or None for a clean arm.
+    pub fn noisy(&self) -> Option<String> {
+        (self.over_budget > 0).then(|| {
+            format!(
+                "noisy: {} of {} chunks used above the steal threshold",
+                self.over_budget, self.used
+            )
+        })
+    }
+}
+
+/// Why two arms of one run cannot be ranked or divided one by the other, or None when
+/// they can: either is noisy, or they ran in different speed modes.
+pub fn arms_apart(a: Option<ArmConditions>, b: Option<ArmConditions>) -> Option<String> {
+    let (a, b) = (a?, b?);
+    if let Some(n) = a.noisy().or_else(|| b.noisy()) {
+        return Some(n);
+    }
+    match (a.slow_share, b.slow_share) {
+        (Some(x), Some(y)) if (x - y).abs() > MODES_APART => Some(format!(
+            "ran in different CPU speed modes ({:.0}% against {:.0}% of chunks slow)",
+            x * 100.0,
+            y * 100.0
+        )),
+        _ => None,
+    }
+}
+
+/// Why two runs cannot be compared number for number (their conditions differ), or None
+/// when they can. A run without a record of steal is no reason by itself.
+pub fn runs_apart(old: &Conditions, new: &Conditions) -> Option<String> {
+    use Level::*;
+    let name = |c: &Conditions| c.level.as_str();
+    match (old.level, new.level) {
+        (Unrecorded, _) | (_, Unrecorded) => return None,
+        (Unreliable, _) | (_, Unreliable) => {
+            return Some(format!(
+                "the host moved the numbers (OLD {}, NEW {})",
+                name(old),
+                name(new)
+            ))
+        }
+        (a, b) if a != b => {
+            return Some(format!(
+                "the runs ran in different conditions (OLD {}, NEW {})",
+                name(old),
+                name(new)
+            ))
+        }
+        _ => {}
+    }
+    if let (Some(a), Some(b)) = (old.steal_percent, new.steal_percent) {
+        if (a - b).abs() > STEAL_APART_POINTS {
+            return Some(format!(
+                "steal differed by more than {STEAL_APART_POINTS} points (OLD {a:.1}%, NEW {b:.1}%)"
+            ));
+        }
+    }
+    if let (Some(a), Some(b)) = (old.fast_probe_us, new.fast_probe_us) {
+        if a.max(b) > PROBE_APART * a.min(b) {
+            return Some(format!(
+                "the CPU's speed differed (speed probe {a:.1} µs in OLD, {b:.1} µs in NEW)"
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+#[path = "conditions_tests.rs"]
+mod tests;
