@@ -6,6 +6,9 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::noise::ArmChunks;
 use crate::schema::{Arm, Evidence};
 
@@ -41,7 +44,10 @@ pub const PROBE_APART: f64 = 1.25;
 pub const STEAL_APART_POINTS: f64 = 5.0;
 
 /// The verdict, from best to worst.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Level {
     /// Nothing the rules look at went over its line.
     Quiet,
@@ -51,6 +57,7 @@ pub enum Level {
     /// The host moved the numbers as much as TLS does: no comparison with another run.
     Unreliable,
     /// The file records no steal (written before it was recorded): nothing can be said.
+    #[default]
     Unrecorded,
 }
 
@@ -72,7 +79,8 @@ impl fmt::Display for Level {
 }
 
 /// One rule that fired, with its numbers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "rule", rename_all = "snake_case")]
 pub enum Reason {
     /// Steal over the whole run on the worst CPU.
     Steal { cpu: String, percent: f64 },
@@ -142,8 +150,15 @@ impl fmt::Display for Reason {
     }
 }
 
-/// The verdict on a run, with every reason.
-#[derive(Debug, Clone, PartialEq)]
+/// What a comparison with another run needs of a run's conditions: its level, its worst
+/// CPU's steal and its speed probe's fast reference. Kept in a site's history for each
+/// run (written as `[level, steal, probe]`).
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Brief(pub Level, pub Option<f64>, pub Option<f64>);
+
+/// The verdict on a run, with every reason. The collector writes it into the evidence
+/// (`run.conditions`) as the rules stood; [`of_run`] reads it back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Conditions {
     pub level: Level,
     pub reasons: Vec<Reason>,
@@ -154,6 +169,10 @@ pub struct Conditions {
 }
 
 impl Conditions {
+    pub fn brief(&self) -> Brief {
+        Brief(self.level, self.steal_percent, self.fast_probe_us)
+    }
+
     /// The verdict and its reasons in one line, for people.
     pub fn sentence(&self) -> String {
         if self.reasons.is_empty() {
@@ -197,7 +216,14 @@ pub fn fast_probe_us(arms: &[Arm]) -> Option<f64> {
     percentile(&mut probes, 0.10)
 }
 
-/// Applies the rules to `e`.
+/// The run's conditions as its collector judged them (`run.conditions`), or, in a file
+/// written before that, as the rules judge what it recorded.
+pub fn of_run(e: &Evidence) -> Conditions {
+    e.run.conditions.clone().unwrap_or_else(|| of(e))
+}
+
+/// Applies the rules to `e` (all its arms: a run's head or a filtered copy would judge
+/// fewer; read those with [`of_run`]).
 pub fn of(e: &Evidence) -> Conditions {
     let env = &e.environment;
     let mut reasons = Vec::new();
@@ -331,34 +357,35 @@ pub fn arms_apart(a: Option<ArmConditions>, b: Option<ArmConditions>) -> Option<
 /// Why two runs cannot be compared number for number (their conditions differ), or None
 /// when they can. A run without a record of steal is no reason by itself.
 pub fn runs_apart(old: &Conditions, new: &Conditions) -> Option<String> {
+    briefs_apart(&old.brief(), &new.brief())
+}
+
+/// [`runs_apart`] on two runs' [`Brief`]s.
+pub fn briefs_apart(old: &Brief, new: &Brief) -> Option<String> {
     use Level::*;
-    let name = |c: &Conditions| c.level.as_str();
-    match (old.level, new.level) {
+    match (old.0, new.0) {
         (Unrecorded, _) | (_, Unrecorded) => return None,
         (Unreliable, _) | (_, Unreliable) => {
             return Some(format!(
                 "the host moved the numbers (OLD {}, NEW {})",
-                name(old),
-                name(new)
+                old.0, new.0
             ))
         }
         (a, b) if a != b => {
             return Some(format!(
-                "the runs ran in different conditions (OLD {}, NEW {})",
-                name(old),
-                name(new)
+                "the runs ran in different conditions (OLD {a}, NEW {b})"
             ))
         }
         _ => {}
     }
-    if let (Some(a), Some(b)) = (old.steal_percent, new.steal_percent) {
+    if let (Some(a), Some(b)) = (old.1, new.1) {
         if (a - b).abs() > STEAL_APART_POINTS {
             return Some(format!(
                 "steal differed by more than {STEAL_APART_POINTS} points (OLD {a:.1}%, NEW {b:.1}%)"
             ));
         }
     }
-    if let (Some(a), Some(b)) = (old.fast_probe_us, new.fast_probe_us) {
+    if let (Some(a), Some(b)) = (old.2, new.2) {
         if a.max(b) > PROBE_APART * a.min(b) {
             return Some(format!(
                 "the CPU's speed differed (speed probe {a:.1} µs in OLD, {b:.1} µs in NEW)"

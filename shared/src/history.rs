@@ -65,7 +65,7 @@ pub struct ArmKey {
 }
 
 /// One run in brief. Written as an array, `[file, run_id, host, started_at, complete,
-/// tool, arms, kind, setup, raw]`.
+/// tool, arms, kind, setup, raw, conditions]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "RunBriefRow", into = "RunBriefRow")]
 pub struct RunBrief {
@@ -90,6 +90,9 @@ pub struct RunBrief {
     /// --max-raw-runs` left them out of (its summary and head stay). True in an older
     /// history.
     pub raw: bool,
+    /// How noisy the run was ([`crate::conditions`]): what comparing it with another run
+    /// needs. Unrecorded in an older history.
+    pub conditions: crate::conditions::Brief,
 }
 
 /// One arm of one run: `[index into History::arms, p50 µs, 95% CI of the p50]`. The p50
@@ -139,6 +142,7 @@ struct RunBriefRow(
     #[serde(default)] Option<RunKind>,
     #[serde(default)] Setup,
     #[serde(default = "kept")] bool,
+    #[serde(default)] crate::conditions::Brief,
 );
 
 fn kept() -> bool {
@@ -147,7 +151,19 @@ fn kept() -> bool {
 
 impl From<RunBriefRow> for RunBrief {
     fn from(r: RunBriefRow) -> RunBrief {
-        let RunBriefRow(file, run_id, host, started_at, complete, tool, arms, kind, setup, raw) = r;
+        let RunBriefRow(
+            file,
+            run_id,
+            host,
+            started_at,
+            complete,
+            tool,
+            arms,
+            kind,
+            setup,
+            raw,
+            conditions,
+        ) = r;
         RunBrief {
             file,
             run_id,
@@ -159,6 +175,7 @@ impl From<RunBriefRow> for RunBrief {
             kind,
             setup,
             raw,
+            conditions,
         }
     }
 }
@@ -176,6 +193,7 @@ impl From<RunBrief> for RunBriefRow {
             b.kind,
             b.setup,
             b.raw,
+            b.conditions,
         )
     }
 }
@@ -214,6 +232,7 @@ impl RunBrief {
             kind: Some(ev.kind()),
             setup: ev.setup(),
             raw: true,
+            conditions: crate::conditions::of_run(ev).brief(),
         }
     }
 }

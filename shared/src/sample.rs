@@ -159,6 +159,7 @@ pub fn evidence() -> Evidence {
             },
             kind: None,
             setup: None,
+            conditions: None,
         },
         environment: Environment {
             hostname: "sample-host".into(),

@@ -113,6 +113,11 @@ pub struct Run {
     /// ([`crate::setup::SETTINGS`]). Absent in older files: [`Evidence::setup`] derives it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup: Option<BTreeMap<String, String>>,
+    /// How noisy the run was, as the collector's rules judged it when it wrote the file
+    /// ([`crate::conditions`]): quiet, noisy or unreliable, with every reason and its
+    /// numbers. Absent in older files: [`crate::conditions::of_run`] judges them then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<crate::conditions::Conditions>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

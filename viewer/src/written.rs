@@ -17,6 +17,25 @@ use crate::data::headline::{headline_bars, headline_cards, headline_speedups};
 use crate::data::load::short_time;
 use crate::data::scale::Scale;
 
+/// The run's conditions banner ([`crate::data::conditions`]) as HTML, as the viewer draws it.
+pub fn conditions_html(head: &Evidence) -> String {
+    let b = crate::data::conditions::banner(head);
+    let mut out = format!(
+        "<div id=\"run-conditions\" class=\"{}\" role=\"note\"><p><strong>{}</strong> {}</p>",
+        b.class(),
+        text(&b.title),
+        text(b.meaning)
+    );
+    if !b.reasons.is_empty() {
+        out += "<ul>";
+        for r in &b.reasons {
+            out += &format!("<li>{}</li>", text(r));
+        }
+        out += "</ul>";
+    }
+    out + "</div>"
+}
+
 /// The width (CSS px) the written charts are drawn at: one of the two side by side at
 /// 1400 px. They scale to their box (`viewBox`) until the viewer draws its own.
 pub const STATIC_CHART_W: u32 = 640;
@@ -33,7 +52,7 @@ pub fn static_head(head: &Evidence) -> String {
     let mut out = format!(
         "<main id=\"static-head\"><header class=\"top\"><h1>Handshake Lab</h1><p class=\"tagline\">{}</p>\
          <div class=\"run-pick\"><p class=\"hint\">{} on host <strong>{}</strong>, run <code>{}</code>, started {} UTC{}</p></div></header>\
-         <section class=\"headline\"><div class=\"cards\">",
+         {}<section class=\"headline\"><div class=\"cards\">",
         text(TAGLINE),
         text(&kind_cap),
         text(&short(&head.environment.hostname)),
@@ -43,7 +62,8 @@ pub fn static_head(head: &Evidence) -> String {
             "."
         } else {
             " — interrupted: some arms have fewer samples than asked."
-        }
+        },
+        conditions_html(head)
     );
     for c in headline_cards(head) {
         out += &format!(

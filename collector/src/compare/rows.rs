@@ -160,7 +160,7 @@ pub fn compare(
         note: None,
         regression: false,
     };
-    let (old_conditions, new_conditions) = (conditions::of(old), conditions::of(new));
+    let (old_conditions, new_conditions) = (conditions::of_run(old), conditions::of_run(new));
     let apart = conditions::runs_apart(&old_conditions, &new_conditions);
     let mut arms = Vec::new();
     for o in &old.arms {

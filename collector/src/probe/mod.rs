@@ -235,6 +235,7 @@ pub fn probe(args: ProbeArgs) -> Result<ExitCode> {
         ),
         kind: None,
         setup: None,
+        conditions: None,
     };
     let evidence = Evidence {
         schema_version: shared::SCHEMA_VERSION,

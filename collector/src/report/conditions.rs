@@ -8,7 +8,7 @@ use shared::{ArmConditions, Evidence};
 
 /// "Run conditions: NOISY — …" and, where the loop watched steal, what it did.
 pub fn conditions(e: &Evidence) -> String {
-    let c = conditions::of(e);
+    let c = conditions::of_run(e);
     let mut out = format!(
         "Run conditions: {}\n",
         c.sentence()

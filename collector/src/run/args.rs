@@ -297,6 +297,15 @@ impl RttList {
     }
 }
 
+/// `--max-steal`: a percentage from 0 to 100 (`5` or `5%`).
+fn parse_max_steal(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    match t.strip_suffix('%').unwrap_or(t).trim().parse::<f64>() {
+        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a percentage from 0 to 100")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,14 +331,5 @@ mod tests {
         let l = RttList::parse("0,10ms").unwrap();
         assert_eq!(l.text, "0,10ms");
         assert_eq!(l.rtts, ms(&[0, 10]));
-    }
-}
-
-/// `--max-steal`: a percentage from 0 to 100 (`5` or `5%`).
-fn parse_max_steal(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    match t.strip_suffix('%').unwrap_or(t).trim().parse::<f64>() {
-        Ok(v) if (0.0..=100.0).contains(&v) => Ok(v),
-        _ => Err(format!("`{s}` is not a percentage from 0 to 100")),
     }
 }

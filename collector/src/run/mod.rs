@@ -270,6 +270,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         ),
         kind: None,
         setup: None,
+        conditions: None,
     };
     run.settings.extra.append(&mut peer.settings);
     run.settings.placement = Some(cpu.record());
@@ -284,7 +285,8 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         probe: None,
         summary: false,
     };
-    let evidence = evidence::with_setup(evidence);
+    let mut evidence = evidence::with_setup(evidence);
+    evidence.run.conditions = Some(shared::conditions::of(&evidence));
     finish(&args.out, &evidence, finished - started, interrupted)
 }
 

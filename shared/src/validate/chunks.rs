@@ -89,6 +89,39 @@ pub(super) fn check(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: 
     }
 }
 
+/// The stored verdict (`run.conditions`): shares are percentages, times plausible, CPU
+/// names short.
+pub(super) fn check_conditions(e: &crate::Evidence, bad: &mut Bad<'_>) {
+    use crate::conditions::Reason;
+    let Some(c) = &e.run.conditions else {
+        return;
+    };
+    let pct = |v: f64| (0.0..=100.0).contains(&v);
+    let time = |v: f64| v > 0.0 && v <= MAX_US;
+    let mut fine = c.steal_percent.is_none_or(pct) && c.fast_probe_us.is_none_or(time);
+    for r in &c.reasons {
+        fine &= match r {
+            Reason::Steal { cpu, percent } => cpu.len() <= 32 && pct(*percent),
+            Reason::SetAside { set_aside, chunks } => set_aside <= chunks,
+            Reason::NoisyArms { arms, of } => arms <= of,
+            Reason::SpeedModes {
+                slow,
+                probed,
+                fast_us,
+                slow_us,
+            } => slow <= probed && time(*fast_us) && time(*slow_us),
+            Reason::Busy { load, .. } => load.is_finite() && *load >= 0.0,
+            Reason::NoRecord => true,
+        };
+    }
+    if !fine {
+        bad(
+            "run.conditions".into(),
+            "a share outside 0–100%, a count over its whole, an implausible time or a long CPU name".into(),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::noise::{ArmChunks, Chunk, ChunkOutcome};

@@ -231,6 +231,7 @@ impl Evidence {
         }
         bounds::check_rest(self, &mut bad);
         strings::check_all(self, &mut bad);
+        chunks::check_conditions(self, &mut bad);
         phases::check_control(&self.arms, &by_id, &self.comparisons, &mut bad);
         #[cfg(not(target_arch = "wasm32"))]
         for (i, p) in self.primitives.iter().enumerate() {

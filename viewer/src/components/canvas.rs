@@ -33,6 +33,9 @@ pub struct ChartProps {
     pub host: AttrValue,
     #[prop_or_default]
     pub date: AttrValue,
+    /// The run's conditions in a few words (see `data::conditions::words`), or empty.
+    #[prop_or_default]
+    pub conditions: AttrValue,
     /// What the export lists as its arms, when not the chart's rows (e.g. the trend's arm).
     #[prop_or_default]
     pub arms: Option<Vec<String>>,
@@ -114,6 +117,7 @@ pub fn Chart(props: &ChartProps) -> Html {
             run: props.run.to_string(),
             host: props.host.to_string(),
             date: props.date.to_string(),
+            conditions: props.conditions.to_string(),
         };
         let arms = props.arms.clone();
         let id = props.id.clone();

@@ -115,6 +115,11 @@ pub fn changes_section(props: &ChangesProps) -> Html {
                         </ul>
                     </div>
                 }
+                if let Some(why) = &c.conditions_apart {
+                    <p id="conditions-apart" class="warning" role="note">
+                        {format!("Inconclusive: {why}. No arm is called slower or faster between these two runs; measure both again on a quiet machine.")}
+                    </p>
+                }
                 if let Some(w) = &c.shift {
                     <p class="warning" role="note">{w.clone()}</p>
                 }

@@ -27,12 +27,13 @@ pub fn findings_section(props: &FindingsProps) -> Html {
     let list = findings(&run.evidence);
     let more = list.iter().filter(|f| !f.headline).count();
     let all = std::rc::Rc::new(list.clone());
+    let conditions = crate::data::conditions::line(&run.evidence);
     let stem = crate::data::export::export_name("findings", "", &run.evidence.run.id, "");
     let download = move |markdown: bool| {
-        let (all, stem) = (all.clone(), stem.clone());
+        let (all, stem, conditions) = (all.clone(), stem.clone(), conditions.clone());
         Callback::from(move |_: MouseEvent| match markdown {
             true => download_text(
-                &findings_markdown(&all),
+                &findings_markdown(&all, &conditions),
                 "text/markdown",
                 &format!("{stem}md"),
             ),

@@ -107,9 +107,20 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
         ChartSpec::Speedups(headline_speedups(&r.evidence))
     });
     let empty_bars = bars_empty(&bars);
+    let banner = use_memo(run.clone(), |r| {
+        crate::data::conditions::banner(&r.evidence)
+    });
     html! {
         <section id="headline" class="headline" aria-labelledby="headline-h">
             <h2 id="headline-h" class="visually-hidden">{"Headline"}</h2>
+            <div id="run-conditions" class={banner.class()} role="note">
+                <p><strong>{banner.title.clone()}</strong>{" "}{banner.meaning}</p>
+                if !banner.reasons.is_empty() {
+                    <ul>
+                        for r in banner.reasons.iter() { <li>{r.clone()}</li> }
+                    </ul>
+                }
+            </div>
             if cards.is_empty() {
                 <p class="hint">{if ev.arms.iter().any(|a| a.rtt_ms.is_some()) {
                     "This run measured over an emulated link, not on loopback (the headline's subject): its charts and findings are under Detail below, its arms in the table."
@@ -137,14 +148,16 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
                            title={AttrValue::from("Full and resumed handshakes: p50, p95, p99")}
                            label="p50, p95 and p99 per headline arm (rustls on both ends), with the p50's 95% CI"
                            run={AttrValue::from(ev.run.id.clone())} host={AttrValue::from(ev.environment.hostname.clone())}
-                           date={AttrValue::from(ev.run.started_at.clone())} />
+                           date={AttrValue::from(ev.run.started_at.clone())}
+                           conditions={AttrValue::from(crate::data::conditions::words(&ev))} />
                 }
                 if speedups_any(&speedups) {
                     <Chart id="chart-head-speedups" spec={speedups}
                            title={AttrValue::from("Resume speedups: full ÷ resumed p50")}
                            label="how many times faster a resumed handshake is than a full one, per cert and mechanism, TLS 1.2 beside TLS 1.3"
                            run={AttrValue::from(ev.run.id.clone())} host={AttrValue::from(ev.environment.hostname.clone())}
-                           date={AttrValue::from(ev.run.started_at.clone())} />
+                           date={AttrValue::from(ev.run.started_at.clone())}
+                           conditions={AttrValue::from(crate::data::conditions::words(&ev))} />
                 }
             </div>
         </section>

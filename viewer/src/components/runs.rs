@@ -160,6 +160,7 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
         AttrValue::from(ev.environment.hostname.clone()),
         AttrValue::from(ev.run.started_at.clone()),
     );
+    let conditions = AttrValue::from(crate::data::conditions::words(ev));
     html! {
         <article class="run" data-run={key.to_string()}>
             <h3>{props.run.label()}</h3>
@@ -188,6 +189,7 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
                     <Chart id={format!("chart-percentiles-{key}-{i}")} spec={spec.clone()}
                            title={AttrValue::from(stack.clone())}
                            run={run_id.clone()} host={host.clone()} date={date.clone()}
+                           conditions={conditions.clone()}
                            label={format!("{stack}: p50, p95 and p99 latency per arm, with the p50 95% CI")} />
                 }
             </div>
@@ -197,6 +199,7 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
                 <Chart id={format!("chart-speedup-{key}")} spec={speedups}
                        title={AttrValue::from("Resume speedup")}
                        run={run_id.clone()} host={host.clone()} date={date.clone()}
+                           conditions={conditions.clone()}
                        label="full/resumed p50 ratio per protocol, cert and resumption kind" />
             }
             {run_views(&ViewsProps { run: props.run.clone(), filter: props.filter.clone(),

@@ -37,6 +37,9 @@ pub struct Changes {
     pub unmatched: (usize, usize),
     /// `collector compare`'s warning when most arms moved the same way.
     pub shift: Option<String>,
+    /// Why the two runs' conditions forbid a verdict ([`shared::conditions`]): then
+    /// every row's verdict is inconclusive.
+    pub conditions_apart: Option<String>,
 }
 
 /// Compares `new` against `old`.
@@ -46,6 +49,7 @@ pub fn changes(old: &HistoryRun, new: &HistoryRun) -> Changes {
     let old_points: Vec<_> = o.points().filter(|(_, a)| a.1.is_some()).collect();
     let mut judged: Vec<(f64, ChangeRow)> = Vec::new();
     let mut withheld: Vec<ChangeRow> = Vec::new();
+    let apart = shared::conditions::briefs_apart(&o.run.conditions, &n.run.conditions);
     let mut matched = 0;
     for (key, arm) in n.points() {
         let Some(new_p50) = arm.1 else { continue };
@@ -61,7 +65,8 @@ pub fn changes(old: &HistoryRun, new: &HistoryRun) -> Changes {
             change: None,
         };
         if comparable(&diffs, key.stack) {
-            let c = change((old_p50, was.2), (new_p50, arm.2));
+            let mut c = change((old_p50, was.2), (new_p50, arm.2));
+            c.verdict = Verdict::within(c.ci, apart.as_deref());
             row.change = Some(c);
             let effect = c.ratio.ln().abs();
             let at = judged.partition_point(|(e, _)| *e >= effect);
@@ -81,6 +86,7 @@ pub fn changes(old: &HistoryRun, new: &HistoryRun) -> Changes {
         new_id: n.run.run_id.clone(),
         differences: diffs,
         shift: shared::verdict::common_shift(&with_ci),
+        conditions_apart: apart,
         rows: judged.into_iter().map(|(_, r)| r).chain(withheld).collect(),
         unmatched: (old_points.len() - matched, new_count - matched),
     }
@@ -108,6 +114,31 @@ mod tests {
 
     fn get(set: &RunSet, k: u32) -> &HistoryRun {
         set.history.iter().find(|r| r.key == k).unwrap()
+    }
+
+    #[test]
+    fn runs_of_different_conditions_get_inconclusive_verdicts() {
+        let mut set = RunSet::default();
+        let steal = |s: f64| {
+            move |e: &mut shared::Evidence| {
+                e.environment.steal_percent = [("cpu0".to_string(), s)].into();
+                e.environment.load_average.before = [0.0; 3];
+            }
+        };
+        let a = run(&mut set, "a", 1.0, steal(0.5));
+        let b = run(&mut set, "b", 1.5, steal(20.0));
+        let c = changes(get(&set, a), get(&set, b));
+        assert!(c.conditions_apart.is_some());
+        assert!(!c.rows.is_empty());
+        assert!(c
+            .rows
+            .iter()
+            .all(|r| r.change.unwrap().verdict == Verdict::Inconclusive));
+        // Both quiet: the same 1.5× is judged slower.
+        let q = run(&mut set, "q", 1.5, steal(0.4));
+        let c = changes(get(&set, a), get(&set, q));
+        assert_eq!(c.conditions_apart, None);
+        assert_eq!(c.rows[0].change.unwrap().verdict, Verdict::Slower);
     }
 
     #[test]

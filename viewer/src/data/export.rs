@@ -14,6 +14,8 @@ pub struct Provenance {
     pub host: String,
     /// RFC 3339 start of the run (or the range of runs).
     pub date: String,
+    /// The run's conditions in a few words (`conditions: noisy, steal 3.1%`), or empty.
+    pub conditions: String,
 }
 
 /// The header lines of an exported chart: lab and title; run, host and date; the arms
@@ -27,10 +29,15 @@ pub fn export_head(title: &str, arms: &[String], from: &Provenance) -> [String; 
     [
         format!("{LAB} — {}", short(title)),
         format!(
-            "run {} · host {} · {}",
+            "run {} · host {} · {}{}",
             short(&from.run),
             short(&from.host),
-            short(&from.date)
+            short(&from.date),
+            if from.conditions.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", short(&from.conditions))
+            }
         ),
         format!("{what}: {list}"),
     ]
@@ -77,6 +84,7 @@ mod tests {
             run: "20261202T021500Z-lab-ab12".into(),
             host: "lab".into(),
             date: "2026-12-02T02:15:00Z".into(),
+            conditions: String::new(),
         };
         let [a, b, c] = export_head("Resume speedups", &["tcp-connect".into()], &from);
         assert_eq!(a, "Handshake Lab — Resume speedups");
@@ -85,6 +93,12 @@ mod tests {
             "run 20261202T021500Z-lab-ab12 · host lab · 2026-12-02T02:15:00Z"
         );
         assert_eq!(c, "arm: tcp-connect");
+        let noisy = Provenance {
+            conditions: "conditions: noisy, steal 3.1%".into(),
+            ..from.clone()
+        };
+        let [_, b, _] = export_head("x", &["a".into()], &noisy);
+        assert!(b.ends_with(" · conditions: noisy, steal 3.1%"), "{b}");
         let many: Vec<String> = (0..40).map(|i| format!("arm-number-{i}")).collect();
         let [_, _, c] = export_head("x", &many, &from);
         assert!(

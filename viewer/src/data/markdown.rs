@@ -79,8 +79,13 @@ pub fn table_markdown(rows: &[ArmRow]) -> String {
 
 /// Findings as data: the sentences as a list under a heading, then a pipe table of the
 /// numbers they state ([`data_rows`]: kind, arm, metric, value, CI, unit, sentence).
-pub fn findings_markdown(list: &[Finding]) -> String {
+pub fn findings_markdown(list: &[Finding], conditions: &str) -> String {
     let mut out = String::from("## Findings\n\n");
+    if !conditions.is_empty() {
+        out.push_str("> ");
+        out.push_str(&escape(conditions));
+        out.push_str("\n\n");
+    }
     for f in list {
         out.push_str("- ");
         out.push_str(&escape(&f.text));
@@ -153,7 +158,7 @@ mod tests {
     fn findings_are_a_list_then_a_table_of_their_numbers() {
         let mut list = crate::data::findings::findings(&sample());
         list[0].text = "*not* bold\nnor two lines".into();
-        let md = findings_markdown(&list);
+        let md = findings_markdown(&list, "");
         assert!(
             md.starts_with("## Findings\n\n- \\*not\\* bold nor two lines\n"),
             "{md}"
@@ -170,6 +175,10 @@ mod tests {
             ),
             "{md}"
         );
-        assert_eq!(findings_markdown(&[]), "## Findings\n\n");
+        assert_eq!(findings_markdown(&[], ""), "## Findings\n\n");
+        assert_eq!(
+            findings_markdown(&[], "Run conditions: noisy | 3%"),
+            "## Findings\n\n> Run conditions: noisy \\| 3%\n\n"
+        );
     }
 }

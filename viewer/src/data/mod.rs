@@ -3,6 +3,7 @@
 pub mod brief;
 pub mod card;
 pub mod changes;
+pub mod conditions;
 pub mod csv;
 pub mod derive;
 pub mod export;

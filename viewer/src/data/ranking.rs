@@ -7,7 +7,8 @@
 //! interval gets no rank. A cell names a fastest stack only when one arm's interval lies
 //! below every other's.
 
-use shared::{Arm, Evidence, Mode, Protocol, Stack};
+use shared::conditions;
+use shared::{Arm, ArmConditions, Evidence, Mode, Protocol, Stack};
 
 use super::derive::has_cdf;
 use super::filter::ArmFilter;
@@ -120,8 +121,25 @@ fn ranking(
     cert: Option<shared::CertKind>,
     mut arms: Vec<&Arm>,
 ) -> Ranking {
+    // What the host did to each arm: an arm that kept chunks over the steal threshold is
+    // not ranked, and arms that ran in different speed modes are not ranked at all.
+    let fast = conditions::fast_probe_us(&ev.arms);
+    let conds: Vec<Option<ArmConditions>> =
+        arms.iter().map(|a| ArmConditions::of(a, fast)).collect();
+    let noisy: Vec<bool> = conds
+        .iter()
+        .map(|c| c.is_some_and(|c| c.noisy().is_some()))
+        .collect();
+    let apart = (0..arms.len())
+        .flat_map(|i| (i + 1..arms.len()).map(move |j| (i, j)))
+        .filter(|&(i, j)| !noisy[i] && !noisy[j])
+        .find_map(|(i, j)| conditions::arms_apart(conds[i], conds[j]));
     // Ranked rows first, then by median; a stable sort keeps the run's order on ties.
-    let cis: Vec<Option<[f64; 2]>> = arms.iter().map(|a| a.p50_ci95_us).collect();
+    let cis: Vec<Option<[f64; 2]>> = arms
+        .iter()
+        .zip(&noisy)
+        .map(|(a, n)| a.p50_ci95_us.filter(|_| !n && apart.is_none()))
+        .collect();
     let mut order: Vec<(Option<usize>, usize)> = ranks(&cis).into_iter().zip(0..).collect();
     shared::order::sort_by(&mut order, &|x, y| {
         (x.0.is_none(), x.0)
@@ -129,6 +147,7 @@ fn ranking(
             .then(p50(arms[x.1]).total_cmp(&p50(arms[y.1])))
     });
     let rank_of: Vec<Option<usize>> = order.iter().map(|o| o.0).collect();
+    let noisy: Vec<bool> = order.iter().map(|o| noisy[o.1]).collect();
     arms = order.iter().map(|o| arms[o.1]).collect();
     let label = format!(
         "{} · {}",
@@ -137,10 +156,15 @@ fn ranking(
     );
     let rows = arms
         .iter()
-        .zip(&rank_of)
-        .map(|(a, r)| {
+        .zip(rank_of.iter().zip(&noisy))
+        .map(|(a, (r, noisy))| {
+            let unranked = match (noisy, &apart, a.p50_ci95_us) {
+                (true, _, _) => "noisy",
+                (_, Some(_), Some(_)) => "–",
+                _ => "no CI",
+            };
             vec![
-                ("num", r.map_or_else(|| "no CI".into(), |r| r.to_string())),
+                ("num", r.map_or_else(|| unranked.into(), |r| r.to_string())),
                 ("", stack_pair(a)),
                 (
                     "num",
@@ -154,7 +178,19 @@ fn ranking(
         .collect();
     Ranking {
         label,
-        verdict: verdict(&arms, &rank_of),
+        verdict: match &apart {
+            Some(why) => format!(
+                "Not ranked: two of these arms {why}, so their medians would compare the host's speed as much as the stacks'."
+            ),
+            None => {
+                let n = noisy.iter().filter(|n| **n).count();
+                let tail = match n {
+                    0 => String::new(),
+                    n => format!(" {n} kept chunks over the steal threshold (noisy) and are not ranked."),
+                };
+                verdict(&arms, &rank_of) + &tail
+            }
+        },
         differs: differs(ev, &arms),
         arms: arms.iter().map(|a| a.id.clone()).collect(),
         rows,
@@ -263,6 +299,63 @@ mod tests {
         let mut ev = sample();
         ev.arms = arms;
         ev
+    }
+
+    /// `a` measured in 10 chunks whose speed probe took `probe_us`; chunk 0 `outcome`.
+    fn chunked(mut a: Arm, probe_us: f64, first: shared::ChunkOutcome) -> Arm {
+        let list = (0..10)
+            .map(|r| shared::Chunk {
+                round: r,
+                steal_percent: Some(0.0),
+                probe_us: Some(probe_us),
+                attempted: 1,
+                samples: 1,
+                outcome: if r == 0 {
+                    first
+                } else {
+                    shared::ChunkOutcome::Used
+                },
+            })
+            .collect();
+        a.chunks = Some(shared::ArmChunks {
+            list,
+            set_aside_us: Vec::new(),
+        });
+        a
+    }
+
+    #[test]
+    fn a_noisy_arm_is_not_ranked_and_different_speed_modes_rank_nothing() {
+        use shared::ChunkOutcome::{Used, UsedOverBudget};
+        let ci = |lo: f64| Some([lo, lo + 10.0]);
+        // nginx kept a chunk over the steal threshold: rustls and Caddy are ranked.
+        let ev = with(vec![
+            chunked(full("a", Stack::Rustls, 100.0, ci(95.0)), 30.0, Used),
+            chunked(
+                full("b", Stack::Nginx, 150.0, ci(145.0)),
+                30.0,
+                UsedOverBudget,
+            ),
+            chunked(full("c", Stack::Caddy, 300.0, ci(295.0)), 30.0, Used),
+        ]);
+        let r = &rankings(&ev, &ArmFilter::default())[0];
+        let ranks: Vec<&str> = r.rows.iter().map(|row| row[0].1.as_str()).collect();
+        assert_eq!(r.arms, ["a", "c", "b"]);
+        assert_eq!(ranks, ["1", "2", "noisy"]);
+        assert!(
+            r.verdict.contains("1 kept chunks over the steal threshold"),
+            "{}",
+            r.verdict
+        );
+        // Caddy ran every chunk in the slow mode (45 against 30 µs): nothing is ranked.
+        let ev = with(vec![
+            chunked(full("a", Stack::Rustls, 100.0, ci(95.0)), 30.0, Used),
+            chunked(full("c", Stack::Caddy, 300.0, ci(295.0)), 45.0, Used),
+        ]);
+        let r = &rankings(&ev, &ArmFilter::default())[0];
+        let ranks: Vec<&str> = r.rows.iter().map(|row| row[0].1.as_str()).collect();
+        assert_eq!(ranks, ["–", "–"]);
+        assert!(r.verdict.starts_with("Not ranked"), "{}", r.verdict);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! that interval from both runs' samples, which a summary does not carry; the interval here
 //! contains every ratio the two CIs allow, so it claims a change less often, never more.)
 
+use shared::conditions::briefs_apart;
 use shared::setup::{comparable, differences};
 use shared::{BriefArm, Verdict};
 
@@ -109,6 +110,10 @@ pub fn trend(runs: &RunSet, arm_id: &str, hidden_hosts: &[String]) -> Vec<TrendL
             .and_then(|j| setups[j])
             .map(|prev: &HistoryRun| differences(&prev.brief.run.setup, &run.setup))
             .unwrap_or_default();
+        // Between runs whose conditions differ, a change is inconclusive.
+        let apart = last
+            .and_then(|j| setups[j])
+            .and_then(|prev| briefs_apart(&prev.brief.run.conditions, &run.conditions));
         let line = match last.filter(|_| comparable(&diffs, key.stack)) {
             Some(j) => {
                 setups[j] = Some(r);
@@ -128,7 +133,11 @@ pub fn trend(runs: &RunSet, arm_id: &str, hidden_hosts: &[String]) -> Vec<TrendL
         let change = line
             .points
             .last()
-            .map(|p| change((p.p50, p.ci), (*p50, *ci)));
+            .map(|p| change((p.p50, p.ci), (*p50, *ci)))
+            .map(|mut c| {
+                c.verdict = Verdict::within(c.ci, apart.as_deref());
+                c
+            });
         line.points.push(TrendPoint {
             run_id: run.run_id.clone(),
             started: short_time(&run.started_at),
