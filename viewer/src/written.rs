@@ -153,6 +153,25 @@ mod tests {
     }
 
     #[test]
+    fn the_run_conditions_come_before_any_card_with_every_reason() {
+        let mut ev = with_tls12();
+        ev.environment.load_average.before = [0.0; 3];
+        ev.environment.steal_percent = [("cpu1".to_string(), 16.5)].into();
+        let html = static_head(&ev);
+        let banner = html
+            .find("id=\"run-conditions\" class=\"conditions unreliable\"")
+            .expect("an unreliable banner");
+        let first_card = html.find("class=\"head-card\"").expect("cards");
+        assert!(banner < first_card);
+        // The stored verdict wins over the rules applied again (a head keeps few arms).
+        let mut stored = shared::conditions::of(&ev);
+        stored.level = shared::Level::Quiet;
+        stored.reasons.clear();
+        ev.run.conditions = Some(stored);
+        assert!(static_head(&ev).contains("class=\"conditions quiet\""));
+    }
+
+    #[test]
     fn the_static_head_carries_every_card_line_of_the_viewers_headline() {
         let ev = with_tls12();
         let html = static_head(&ev);
