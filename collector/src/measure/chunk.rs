@@ -51,22 +51,33 @@ fn chunk_steal(
 }
 
 /// How many chunks may be measured again, per arm and in time.
+/// The time allowed is a share of the loop's whole first pass, projected from the rounds
+/// done so far (so a loop's first rounds are not starved by their own short past).
 #[derive(Debug)]
 pub struct Budget {
     settings: Option<NoiseSettings>,
     extra: Vec<u64>,
     first_wall: Duration,
     extra_wall: Duration,
+    rounds: u64,
+    round: u64,
 }
 
 impl Budget {
-    pub fn new(settings: Option<NoiseSettings>, arms: usize) -> Budget {
+    pub fn new(settings: Option<NoiseSettings>, arms: usize, rounds: u64) -> Budget {
         Budget {
             settings,
             extra: vec![0; arms],
             first_wall: Duration::ZERO,
             extra_wall: Duration::ZERO,
+            rounds,
+            round: 0,
         }
+    }
+
+    /// The loop is in round `round` (0-based).
+    pub fn at_round(&mut self, round: u64) {
+        self.round = round;
     }
 
     /// Whether a chunk of arm `i` with steal `worst` is over the threshold.
@@ -82,8 +93,9 @@ impl Budget {
         let Some(s) = self.settings else {
             return false;
         };
-        let time_left =
-            self.extra_wall.as_secs_f64() < s.max_extra_time_share * self.first_wall.as_secs_f64();
+        let projected =
+            self.first_wall.as_secs_f64() * self.rounds as f64 / (self.round + 1) as f64;
+        let time_left = self.extra_wall.as_secs_f64() < s.max_extra_time_share * projected;
         if self.extra[i] < s.max_extra_chunks_per_arm && time_left {
             self.extra[i] += 1;
             true

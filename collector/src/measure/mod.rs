@@ -122,7 +122,7 @@ pub fn run_with(
             }
         })
         .collect();
-    let mut budget = chunk::Budget::new(plan.noise, sessions.len());
+    let mut budget = chunk::Budget::new(plan.noise, sessions.len(), plan.rounds);
     let mut rng = fastrand::Rng::with_seed(plan.seed);
     let mut order: Vec<usize> = (0..sessions.len()).collect();
     let mut connect = |i: usize, session: &mut dyn Session, run: &mut ArmRun| {
@@ -131,6 +131,7 @@ pub fn run_with(
     };
     'rounds: for round in 0..plan.rounds {
         rng.shuffle(&mut order);
+        budget.at_round(round);
         runs.iter_mut().for_each(|r| r.begin_round(group));
         let mut again = Vec::new();
         let mut pass = order.clone();

@@ -114,7 +114,7 @@ pub struct RunArgs {
     /// Around every chunk of every arm the collector reads the hypervisor's steal per CPU
     /// (/proc/stat); a chunk during which any CPU's steal exceeded this is set aside (its
     /// samples kept in the evidence, not used) and measured again at the end of its
-    /// round, at most --rounds extra chunks per arm and a quarter of the loop's time.
+    /// round, at most --rounds extra chunks per arm and half the loop's time.
     /// Past that budget the chunk is used and the arm is marked noisy. Steal is counted
     /// in 10 ms ticks, so a chunk shorter than 10 ms × 100 / PCT is set aside as soon as
     /// one tick of steal falls in it.

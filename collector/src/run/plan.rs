@@ -42,8 +42,10 @@ pub fn plan(args: &RunArgs, rtt: bool, request: bool) -> (Plan, u64) {
     (plan, warmup)
 }
 
-/// The extra chunks of a loop take at most this share of the time its first chunks took.
-pub const EXTRA_TIME_SHARE: f64 = 0.25;
+/// The extra chunks of a loop take at most this share of the time its first chunks take
+/// (projected over its rounds): on a box of this kind with 1–2% steal about a fifth of
+/// short chunks see a tick of steal, and some of them again when measured again.
+pub const EXTRA_TIME_SHARE: f64 = 0.5;
 
 /// The steal watch of a run with `rounds` rounds and threshold `max_steal` (per cent):
 /// at most as many extra chunks per arm as it has rounds (none when switched off).
