@@ -8,6 +8,7 @@ pub mod cluster;
 mod history;
 mod ids;
 mod index;
+pub mod instructions;
 pub mod json;
 pub mod link;
 pub mod objects;
@@ -31,6 +32,10 @@ pub mod sample;
 pub use history::{ArmKey, BriefArm, History, HistoryBuilder, RunBrief};
 pub use ids::{ArmsById, FirstIndex};
 pub use index::{IndexEntry, ResultsIndex};
+pub use instructions::{
+    BuildProfile, CountOutcome, CountScope, Counted, CountingPhase, EndCount, InstructionCounting,
+    Instructions, ResumeRatio,
+};
 pub use link::{Link, LinkCounts, TcpCounters};
 pub use open_loop::{Lateness, OpenLoop};
 pub use placement::{ArmPlacement, RunPlacement, Tracing};

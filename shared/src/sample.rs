@@ -92,6 +92,7 @@ pub fn arm(
         link: None,
         tcp: None,
         server_tcp: None,
+        instructions: None,
     }
 }
 
@@ -153,6 +154,7 @@ pub fn evidence() -> Evidence {
                 kx_groups: vec![KxGroup::X25519],
                 arms_filter: None,
                 placement: None,
+                instructions: None,
                 extra: BTreeMap::new(),
             },
             kind: None,

@@ -124,6 +124,7 @@ pub(super) fn settings(
         kx_groups: pinned.to_vec(),
         arms_filter: None,
         placement: None,
+        instructions: None,
         extra,
     }
 }

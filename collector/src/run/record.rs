@@ -233,6 +233,7 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
         kx_groups: groups.to_vec(),
         arms_filter: args.arms.clone(),
         placement: None,
+        instructions: None,
         extra,
     }
 }
