@@ -168,8 +168,9 @@ pub struct CountingPhase {
     /// Counted and warm-up handshakes per arm and end (`--instructions-handshakes`).
     pub handshakes_per_arm: u64,
     pub warmup_per_arm: u64,
-    /// Arms counted at the same time (each one client and one server process).
-    pub parallel_arms: u64,
+    /// Groups of arms counted at the same time. A group is the arms of one certificate
+    /// kind, served one after the other by one client and one server process.
+    pub parallel_groups: u64,
     /// Arms the phase set out to count (each records its outcome).
     pub arms: u64,
     /// Wall time of the whole phase, in seconds (valgrind's slowdown included: the
