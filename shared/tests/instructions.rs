@@ -60,19 +60,10 @@ fn with_counts() -> Evidence {
     e
 }
 
-fn paths(change: impl FnOnce(&mut Evidence)) -> Vec<String> {
-    let mut e = with_counts();
-    assert!(e.violations().is_empty(), "{:?}", e.violations());
-    change(&mut e);
-    e.violations().into_iter().map(|v| v.path).collect()
-}
+mod common;
 
 fn breaks(path: &str, change: impl FnOnce(&mut Evidence)) {
-    let got = paths(change);
-    assert!(
-        got.iter().any(|p| p == path),
-        "expected {path}, got {got:?}"
-    );
+    common::breaks(with_counts(), path, change);
 }
 
 fn outcome(e: &mut Evidence, arm: usize) -> &mut Counted {
