@@ -39,7 +39,7 @@ fn needs_valgrind(test: &str) -> bool {
 
 /// Instructions counted in `windows` windows of `iterations` rounds each.
 fn calibrate(iterations: u64, windows: u64) -> u64 {
-    let out = collector()
+    let out = counting()
         .args(["count-calibrate", "--iterations"])
         .arg(iterations.to_string())
         .arg("--windows")
@@ -82,8 +82,15 @@ fn the_counted_window_holds_a_loop_of_known_length_and_nothing_else() {
     );
 }
 
+/// The collector with its counting phase on (the other e2e tests switch it off).
+fn counting() -> std::process::Command {
+    let mut c = collector();
+    c.env_remove("HLAB_NO_INSTRUCTIONS");
+    c
+}
+
 fn run(args: &[&str], dir: &Path, path: Option<&Path>) -> Output {
-    let mut cmd = collector();
+    let mut cmd = counting();
     cmd.args([
         "run",
         "--quick",

@@ -22,8 +22,10 @@ pub struct InstructionArgs {
     /// each rustls handshake arm's client and server are run again after the timed arms,
     /// each end in a process of its own under valgrind's callgrind, counting the
     /// user-space instructions of each end's handshake (see the README); where valgrind
-    /// is missing the run says so and goes on without counts.
-    #[arg(long)]
+    /// is missing the run says so and goes on without counts. Also set by the
+    /// environment (the end-to-end tests switch it off there: their debug builds would
+    /// pay seconds per run for counts they do not look at).
+    #[arg(long, env = "HLAB_NO_INSTRUCTIONS", value_parser = clap::builder::FalseyValueParser::new())]
     pub no_instructions: bool,
 
     /// Counted handshakes per arm and end in the counting phase (1 to 10000), after 3
