@@ -29,7 +29,7 @@ pub struct CertSet {
     /// The intermediate CAs, in the order the server sends them: the leaf's issuer first,
     /// the one the root signed last. Empty at chain depth 0.
     pub intermediates: Vec<CertificateDer<'static>>,
-    leaf_key: PrivatePkcs8KeyDer<'static>,
+    pub(crate) leaf_key: PrivatePkcs8KeyDer<'static>,
 }
 
 impl CertSet {
@@ -78,6 +78,15 @@ impl CertStore {
             }
         }
         Ok(CertStore { sets, depth })
+    }
+
+    /// A store of `sets` (handed over by the process that made them, all of one depth).
+    pub(crate) fn from_sets(sets: BTreeMap<CertKind, CertSet>) -> Self {
+        let depth = sets.values().map(|s| s.intermediates.len() as u8).max();
+        CertStore {
+            sets,
+            depth: depth.unwrap_or(0),
+        }
     }
 
     /// Intermediates between each root and its leaf.

@@ -77,4 +77,10 @@ threshold.)"
     /// flights (16-64 KB bursts) with and without a link rate. Prints; never fails on a
     /// time.
     RelayBench(crate::netem::bench::RelayBenchArgs),
+    /// One end of an arm's counted handshakes, run by `collector run` under callgrind.
+    #[command(hide = true)]
+    CountSide(crate::instructions::side::CountSideArgs),
+    /// The counted window on a loop of known length, under callgrind: prints the count.
+    #[command(hide = true)]
+    CountCalibrate(crate::instructions::calibrate::CalibrateArgs),
 }

@@ -20,6 +20,7 @@ pub mod evidence;
 pub mod export;
 pub mod floor;
 pub mod human;
+pub mod instructions;
 pub mod limits;
 pub mod measure;
 pub mod netem;

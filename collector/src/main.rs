@@ -16,6 +16,12 @@ fn main() -> ExitCode {
         Command::RelayBench(args) => {
             collector::netem::bench::command(&args).map(|()| ExitCode::SUCCESS)
         }
+        Command::CountSide(args) => {
+            collector::instructions::side::command(args).map(|()| ExitCode::SUCCESS)
+        }
+        Command::CountCalibrate(args) => {
+            collector::instructions::calibrate::command(&args).map(|()| ExitCode::SUCCESS)
+        }
         Command::Schema => {
             println!(
                 "{}",

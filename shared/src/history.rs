@@ -380,7 +380,8 @@ mod tests {
             [true, false]
         );
         let text = h.to_json();
-        assert!(text.contains(",false]"), "{text}");
+        // raw, then the run's conditions ([level, steal, probe]; this sample records none).
+        assert!(text.contains(r#",false,["unrecorded",null,null]]"#), "{text}");
         assert_eq!(History::from_json(&text).unwrap(), h);
     }
 

@@ -9,6 +9,7 @@ pub mod conditions;
 mod history;
 mod ids;
 mod index;
+pub mod instructions;
 pub mod json;
 pub mod link;
 pub mod noise;
@@ -34,6 +35,10 @@ pub use conditions::{ArmConditions, Conditions, Level};
 pub use history::{ArmKey, BriefArm, History, HistoryBuilder, RunBrief};
 pub use ids::{ArmsById, FirstIndex};
 pub use index::{IndexEntry, ResultsIndex};
+pub use instructions::{
+    BuildProfile, CountOutcome, CountScope, Counted, CountingPhase, EndCount, InstructionCounting,
+    Instructions, ResumeRatio,
+};
 pub use link::{Link, LinkCounts, TcpCounters};
 pub use noise::{ArmChunks, Chunk, ChunkOutcome, NoiseSettings, SpeedProbe};
 pub use open_loop::{Lateness, OpenLoop};

@@ -93,6 +93,7 @@ pub fn arm(
         link: None,
         tcp: None,
         server_tcp: None,
+        instructions: None,
     }
 }
 
@@ -155,6 +156,7 @@ pub fn evidence() -> Evidence {
                 arms_filter: None,
                 noise: None,
                 placement: None,
+                instructions: None,
                 extra: BTreeMap::new(),
             },
             kind: None,

@@ -188,6 +188,11 @@ pub struct Settings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg(not(target_arch = "wasm32"))]
     pub placement: Option<crate::placement::RunPlacement>,
+    /// The phase that counted instructions per handshake (`arms[].instructions`): on,
+    /// off or skipped and why. Null in files from before it, and in runs that have no
+    /// such phase (`collector probe`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<crate::instructions::InstructionCounting>,
 }
 
 /// The machine the run happened on.
@@ -463,6 +468,12 @@ pub struct Arm {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg(not(target_arch = "wasm32"))]
     pub server_tcp: Option<crate::link::TcpCounters>,
+    /// User-space instructions per handshake each end executed, counted under callgrind
+    /// in a phase of its own (see [`crate::instructions`]), or why the arm has no count.
+    /// Null for arms not counted (plain TCP, 0-RTT, keep-alive, peer clients), when the
+    /// phase was off or skipped (`settings.instructions` says which), and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<crate::instructions::Instructions>,
 }
 
 /// What a keep-alive arm's connections carried, and what its first request cost.

@@ -35,9 +35,13 @@ pub fn collector_bin() -> &'static Path {
     })
 }
 
-/// A `Command` for the collector binary.
+/// A `Command` for the collector binary. `collector run`'s counting phase (instructions
+/// per handshake under valgrind, seconds per run in a debug build) is off unless a test
+/// takes `HLAB_NO_INSTRUCTIONS` out again (tests/instructions.rs).
 pub fn collector() -> Command {
-    Command::new(collector_bin())
+    let mut c = Command::new(collector_bin());
+    c.env("HLAB_NO_INSTRUCTIONS", "1");
+    c
 }
 
 /// A fresh, empty scratch folder under the target dir (kept after the test for a look).

@@ -22,6 +22,8 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     // The default run includes the peer arms (openssl s_time / s_server, Python ssl,
     // nginx, Caddy, GnuTLS).
     crate::tools::ensure_peer_stacks()?;
+    // The counting phase (instructions per handshake) runs under valgrind's callgrind.
+    crate::tools::ensure_apt("valgrind", &["valgrind"])?;
     let results = root().join("results");
     crate::tools::announce_native_rustflags();
     step(format!(

@@ -57,12 +57,16 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     // tests need iproute2.
     tools::ensure_peer_stacks()?;
     tools::ensure_apt("ip", &["iproute2"])?;
+    // Instructions per handshake are counted under valgrind's callgrind.
+    tools::ensure_apt("valgrind", &["valgrind"])?;
     step("running unit and end-to-end tests (the site tests run headless Chromium)");
     // Root-only tests (network namespaces, TUN) fail here rather than skip.
     tools::run(
         cargo()
             .args(["test", "--workspace", "--locked"])
-            .env("HLAB_ROOT_TESTS", "required"),
+            .env("HLAB_ROOT_TESTS", "required")
+            // Tests that count instructions fail here rather than skip without valgrind.
+            .env("HLAB_VALGRIND_TESTS", "required"),
     )?;
     step("all tests passed");
     Ok(ExitCode::SUCCESS)

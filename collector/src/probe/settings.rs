@@ -125,6 +125,7 @@ pub(super) fn settings(
         arms_filter: None,
         noise: None,
         placement: None,
+        instructions: None,
         extra,
     }
 }

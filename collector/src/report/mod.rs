@@ -161,6 +161,7 @@ pub fn summary(e: &Evidence) -> String {
     }
     out.push_str(&phases(e));
     out.push_str(&open_loop(e));
+    out.push_str(&crate::instructions::summary(e));
     out
 }
 

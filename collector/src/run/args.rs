@@ -254,6 +254,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub peers: crate::arms::peer::PeerArgs,
+
+    #[command(flatten)]
+    pub instructions: crate::instructions::InstructionArgs,
 }
 
 /// `--placement split|same|free`.

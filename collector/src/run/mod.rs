@@ -22,6 +22,7 @@ use crate::arms::{self, ArmSpec, Fault, PhaseRecording, SessionOptions};
 use crate::certs::CertStore;
 use crate::evidence::{self, environment, write};
 use crate::floor;
+use crate::instructions;
 use crate::measure::{self, capacity, open_loop, rtt};
 use crate::peers;
 use crate::remote;
@@ -98,6 +99,19 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     specs.iter_mut().for_each(|s| s.fault = args.fault);
+    // Decided (and said, where it cannot run) before anything is measured.
+    let counting = instructions::decide(
+        &args.instructions,
+        &instructions::Context {
+            specs: &specs,
+            on_loopback,
+            fault: args.fault,
+        },
+        instructions::valgrind::Valgrind::find,
+    );
+    if let Some(line) = counting.notice() {
+        eprintln!("{line}");
+    }
     // A remote target is refused before anything else happens (nothing measured, timed
     // or connected); remote::client checks it again where it connects.
     if let Some(target) = &args.target {
@@ -156,6 +170,14 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         (None, Some(_)) => crate::netem::SERVER_ADDR.to_string(),
         (None, None) => "127.0.0.1".to_string(),
     };
+    // Made once, for the timed arms and the counting phase.
+    let cert_store = match &args.target {
+        Some(_) => None,
+        None => Some(CertStore::chained(
+            specs.iter().filter_map(|s| s.cert()),
+            args.chain_depth,
+        )?),
+    };
     let mut arms = if let Some(target) = &args.target {
         let (arms, host) = remote::client::arms(
             target.addr,
@@ -170,14 +192,15 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         server_host = Some(Box::new(host));
         arms
     } else {
-        let cert_store =
-            CertStore::chained(specs.iter().filter_map(|s| s.cert()), args.chain_depth)?;
+        let cert_store = cert_store
+            .as_ref()
+            .context("certificates for the local arms")?;
         match &args.link {
             Some(grid) => rtt::run(
                 &specs,
                 (&grid.links, grid.label_loss),
                 plan,
-                &cert_store,
+                cert_store,
                 (io_timeout, args.keepalive_requests),
                 args.parallel_links,
                 &stop,
@@ -187,7 +210,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
                     keepalive_requests: args.keepalive_requests,
                     ..SessionOptions::loopback(io_timeout, request)
                 };
-                measure::arms(&specs, plan, &cert_store, &opts, &stop)?
+                measure::arms(&specs, plan, cert_store, &opts, &stop)?
             }
         }
     };
@@ -238,6 +261,8 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         primitives = floor::primitives::pooled(&floor_before, &after);
         arms.iter_mut().for_each(|a| floor::apply(a, &primitives));
     }
+    let counted = instructions::phase::run(counting, cert_store.as_ref(), &mut arms, &stop)?;
+    let interrupted = stop.load(Ordering::SeqCst);
     let hop = phases::finish(&mut arms, &hop_before, &hop_after)?;
     let finished = OffsetDateTime::now_utc();
     evidence::apply_cis(&mut arms, args.bootstrap as usize, seed);
@@ -274,6 +299,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
     };
     run.settings.extra.append(&mut peer.settings);
     run.settings.placement = Some(cpu.record());
+    run.settings.instructions = Some(counted);
     let evidence = Evidence {
         schema_version: SCHEMA_VERSION,
         run,

@@ -67,6 +67,8 @@ pub struct RunOptions {
     /// The open-loop sweep (`--open-loop-*`), checked; seeded from the plan's seed.
     pub open_loop: open_loop::Options,
     pub peers: PeerArgs,
+    /// The counting phase's flags (`--no-instructions`, `--instructions-handshakes`).
+    pub instructions: crate::instructions::InstructionArgs,
 }
 
 /// A `collector serve` to measure against: address, token and the CA it wrote.
@@ -173,6 +175,7 @@ impl RunOptions {
             },
             open_loop,
             peers: args.peers,
+            instructions: args.instructions,
         })
     }
 

@@ -234,6 +234,7 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
         arms_filter: args.arms.clone(),
         noise: plan.noise,
         placement: None,
+        instructions: None,
         extra,
     }
 }

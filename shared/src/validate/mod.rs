@@ -6,6 +6,7 @@ use std::fmt;
 mod arm;
 mod bounds;
 mod chunks;
+mod instructions;
 mod locate;
 mod open_loop;
 mod phases;
@@ -227,9 +228,11 @@ impl Evidence {
             placement::check(arm, self.summary, &at, &mut bad);
             open_loop::check(arm, &at, &mut bad);
             wire::check(arm, self.summary, &at, &mut bad);
+            instructions::check(arm, &at, &mut bad);
             bounds::check_arm(arm, &at, &mut bad);
         }
         bounds::check_rest(self, &mut bad);
+        instructions::check_run(self, &mut bad);
         strings::check_all(self, &mut bad);
         chunks::check_conditions(self, &mut bad);
         phases::check_control(&self.arms, &by_id, &self.comparisons, &mut bad);

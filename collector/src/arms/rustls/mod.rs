@@ -4,7 +4,7 @@
 //! server (OpenSSL, nginx, Caddy, GnuTLS) in [`www`].
 
 mod client;
-mod drive;
+pub(crate) mod drive;
 mod server;
 pub mod www;
 

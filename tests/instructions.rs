@@ -1,0 +1,210 @@
+//! Instructions per handshake, counted under valgrind's callgrind by the real collector:
+//! the counted window proved on a loop of known length, a resumed arm whose ends still
+//! resume under valgrind (and one that cannot, which gets no number), and a run without
+//! valgrind that says so and goes on. Debug builds: one arm, few handshakes.
+//!
+//! Tests that need valgrind skip with a printed line where it is missing, except under
+//! `cargo xtask test` (`HLAB_VALGRIND_TESTS=required`), where they fail.
+
+use std::path::Path;
+use std::process::Output;
+
+use e2e::{collector, only_evidence_file, read_evidence, scratch};
+use serde_json::Value;
+use shared::{CountOutcome, Evidence, InstructionCounting, Mode};
+
+const ARM: &str = "tls13-resumed-ticket-ecdsa-p256-x25519";
+
+fn valgrind_on_path() -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("valgrind").is_file()))
+}
+
+/// True when the test may run; false (with a visible SKIPPED line) where valgrind is
+/// missing, unless it is required.
+fn needs_valgrind(test: &str) -> bool {
+    if valgrind_on_path() {
+        return true;
+    }
+    let why = format!(
+        "{test} needs valgrind on PATH (Debian package `valgrind`; `cargo xtask test` installs it)"
+    );
+    if std::env::var_os("HLAB_VALGRIND_TESTS").is_some_and(|v| v == "required") {
+        panic!("{why}");
+    }
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
+    false
+}
+
+/// Instructions counted in `windows` windows of `iterations` rounds each.
+fn calibrate(iterations: u64, windows: u64) -> u64 {
+    let out = counting()
+        .args(["count-calibrate", "--iterations"])
+        .arg(iterations.to_string())
+        .arg("--windows")
+        .arg(windows.to_string())
+        .output()
+        .expect("collector runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
+    v["total"].as_u64().expect("a count")
+}
+
+/// The window holds its own loop and nothing else: counts grow linearly with the loop's
+/// length (the second step as large as the first, within 1%), and an empty window counts
+/// a few instructions (the call), not the 100,000 uncounted rounds run before each one.
+#[test]
+fn the_counted_window_holds_a_loop_of_known_length_and_nothing_else() {
+    if !needs_valgrind("the_counted_window_holds_a_loop_of_known_length_and_nothing_else") {
+        return;
+    }
+    let (n, windows) = (20_000, 4);
+    let [c0, c1, c2] = [0, n, 2 * n].map(|i| calibrate(i, windows) as f64 / windows as f64);
+    let (first, second) = (c1 - c0, c2 - c1);
+    assert!(
+        (second - first).abs() <= 0.01 * first,
+        "not linear: {c0} → {c1} → {c2} instructions per window"
+    );
+    assert!(
+        first >= n as f64,
+        "{first} instructions for {n} rounds: the loop is not in the window"
+    );
+    // Were the uncounted rounds (100,000 per window, as many instructions per round as
+    // the counted ones) in the window, it would count at least that many.
+    assert!(
+        c0 < 1_000.0,
+        "an empty window counted {c0} instructions: more than its own call"
+    );
+}
+
+/// The collector with its counting phase on (the other e2e tests switch it off).
+fn counting() -> std::process::Command {
+    let mut c = collector();
+    c.env_remove("HLAB_NO_INSTRUCTIONS");
+    c
+}
+
+fn run(args: &[&str], dir: &Path, path: Option<&Path>) -> Output {
+    let mut cmd = counting();
+    cmd.args([
+        "run",
+        "--quick",
+        "--no-peers",
+        "--no-floor",
+        "--samples",
+        "2",
+    ])
+    .args(["--certs", "ecdsa-p256", "--groups", "x25519", "--arms", ARM])
+    .args(args)
+    .arg("--out")
+    .arg(dir);
+    if let Some(p) = path {
+        cmd.env("PATH", p);
+    }
+    cmd.output().expect("collector runs")
+}
+
+fn resumed_arm(e: &Evidence) -> &shared::Arm {
+    e.arms.iter().find(|a| a.id == ARM).expect("the arm")
+}
+
+/// The evidence also conforms to the JSON Schema `collector schema` prints (the tagged
+/// outcome and phase included), checked by an independent validator.
+fn conforms(dir: &Path) {
+    let out = collector().arg("schema").output().unwrap();
+    let schema: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let text = std::fs::read_to_string(only_evidence_file(dir)).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&v).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
+
+#[test]
+fn a_resumed_arm_still_resumes_on_both_ends_under_valgrind() {
+    if !needs_valgrind("a_resumed_arm_still_resumes_on_both_ends_under_valgrind") {
+        return;
+    }
+    let dir = scratch("instructions-resumed");
+    let out = run(&["--instructions-handshakes", "3"], &dir, None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = read_evidence(&dir);
+    let phase = e
+        .run
+        .settings
+        .instructions
+        .as_ref()
+        .and_then(InstructionCounting::phase)
+        .expect("the phase ran");
+    assert_eq!((phase.handshakes_per_arm, phase.arms), (3, 1));
+    let arm = resumed_arm(&e);
+    assert_eq!(arm.mode, Mode::Resumed);
+    let ins = arm.instructions.as_ref().expect("counted");
+    let c = ins.counted().unwrap_or_else(|| panic!("{:?}", ins.outcome));
+    assert_eq!(c.handshakes, 3);
+    for end in [c.client.expect("client counted"), c.server] {
+        assert_eq!(end.kinds.map(|k| k.resumed), Some(3), "{end:?}");
+        assert!(end.total > 0);
+    }
+    conforms(&dir);
+}
+
+/// Servers that keep no session state cannot resume: the resumed arm's count fails and
+/// carries no number (the timed arm is an error too: exit 3).
+#[test]
+fn a_resumed_arm_that_does_not_resume_gets_no_count() {
+    if !needs_valgrind("a_resumed_arm_that_does_not_resume_gets_no_count") {
+        return;
+    }
+    let dir = scratch("instructions-broken");
+    let out = run(
+        &["--instructions-handshakes", "2", "--break-resumption"],
+        &dir,
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e = read_evidence(&dir);
+    let ins = resumed_arm(&e).instructions.as_ref().expect("an outcome");
+    assert!(
+        matches!(&ins.outcome, CountOutcome::Failed { error } if !error.is_empty()),
+        "{:?}",
+        ins.outcome
+    );
+}
+
+/// Without valgrind on PATH: one plain line, a run without counts that says why, exit 0.
+#[test]
+fn a_missing_valgrind_gives_a_plain_line_and_a_run_without_counts() {
+    let dir = scratch("instructions-missing");
+    let empty = scratch("instructions-missing-path");
+    let out = run(&[], &dir, Some(&empty));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let e = read_evidence(&dir);
+    assert!(
+        matches!(&e.run.settings.instructions, Some(InstructionCounting::Skipped { reason }) if reason.contains("valgrind")),
+        "{:?}",
+        e.run.settings.instructions
+    );
+    assert!(e.arms.iter().all(|a| a.instructions.is_none()));
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("instructions per handshake not counted"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert_eq!(resumed_arm(&e).succeeded, 2, "the timed arm still ran");
+}
