@@ -381,7 +381,10 @@ mod tests {
         );
         let text = h.to_json();
         // raw, then the run's conditions ([level, steal, probe]; this sample records none).
-        assert!(text.contains(r#",false,["unrecorded",null,null]]"#), "{text}");
+        assert!(
+            text.contains(r#",false,["unrecorded",null,null]]"#),
+            "{text}"
+        );
         assert_eq!(History::from_json(&text).unwrap(), h);
     }
 

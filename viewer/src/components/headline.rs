@@ -160,7 +160,70 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
                            conditions={AttrValue::from(crate::data::conditions::words(&ev))} />
                 }
             </div>
+            {work(&ev)}
         </section>
+    }
+}
+
+/// CPU work beside time: instructions per handshake per end next to the p50, and the
+/// resume speedups in both units (nothing where the run counted no instructions).
+fn work(ev: &shared::Evidence) -> Html {
+    use crate::data::format::{fmt_opt_us, fmt_ratio, fmt_ratio_ci};
+    use crate::data::work::{fmt_count, resume_units, work_rows, TWO_UNITS};
+    let rows = work_rows(ev);
+    if rows.is_empty() {
+        return html! {};
+    }
+    let units = resume_units(ev);
+    let opt = |n: Option<f64>| n.map_or("–".to_string(), fmt_count);
+    let opt_x = |n: Option<f64>| n.map_or("–".to_string(), fmt_ratio);
+    html! {
+        <div id="work" class="work">
+            <h3>{"CPU work beside time: instructions per handshake, each end"}</h3>
+            <p class="hint">{TWO_UNITS}</p>
+            <div class="table-wrap">
+                <table id="work-table" class="arms">
+                    <caption>{format!("Counted under callgrind, {} build; p50 is the wall clock of the same arm.", rows[0].build)}</caption>
+                    <thead><tr>
+                        <th scope="col">{"arm"}</th><th scope="col">{"p50"}</th>
+                        <th scope="col">{"client"}</th><th scope="col">{"server"}</th><th scope="col">{"both ends"}</th>
+                    </tr></thead>
+                    <tbody>
+                        for r in rows.iter() {
+                            <tr data-arm={r.arm.clone()}>
+                                <th scope="row" title={r.arm.clone()}>{r.label.clone()}</th>
+                                <td class="num">{fmt_opt_us(r.p50_us)}</td>
+                                <td class="num">{opt(r.client)}</td>
+                                <td class="num">{fmt_count(r.server)}</td>
+                                <td class="num">{opt(r.both)}</td>
+                            </tr>
+                        }
+                    </tbody>
+                </table>
+            </div>
+            if !units.is_empty() {
+                <div class="table-wrap">
+                    <table id="resume-units" class="arms">
+                        <caption>{"Resume speedups in both units: full ÷ resumed."}</caption>
+                        <thead><tr>
+                            <th scope="col">{"resumed arm"}</th><th scope="col">{"wall clock (p50, 95% CI)"}</th>
+                            <th scope="col">{"instructions: client"}</th><th scope="col">{"server"}</th><th scope="col">{"both ends"}</th>
+                        </tr></thead>
+                        <tbody>
+                            for u in units.iter() {
+                                <tr data-arm={u.resumed.clone()}>
+                                    <th scope="row" title={u.resumed.clone()}>{u.label.clone()}</th>
+                                    <td class="num">{fmt_ratio_ci(u.wall, u.wall_ci)}</td>
+                                    <td class="num">{opt_x(u.instructions.client)}</td>
+                                    <td class="num">{fmt_ratio(u.instructions.server)}</td>
+                                    <td class="num">{opt_x(u.instructions.both)}</td>
+                                </tr>
+                            }
+                        </tbody>
+                    </table>
+                </div>
+            }
+        </div>
     }
 }
 

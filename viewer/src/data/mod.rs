@@ -32,6 +32,7 @@ pub mod table;
 pub mod text;
 pub mod trend;
 pub mod verdicts;
+pub mod work;
 
 #[cfg(test)]
 pub(crate) mod testdata;
