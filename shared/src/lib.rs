@@ -27,6 +27,8 @@ pub mod wire;
 
 #[cfg(feature = "sample")]
 pub mod sample;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use history::{ArmKey, BriefArm, History, HistoryBuilder, RunBrief};
 pub use ids::{ArmsById, FirstIndex};
