@@ -179,11 +179,12 @@ fn junit_cases(xml: &str) -> Vec<Case> {
     xml.split("<testcase ")
         .skip(1)
         .filter_map(|rest| {
-            let tag = &rest[..rest.find('>')?];
+            // The split took the space before the first attribute.
+            let tag = format!(" {}", &rest[..rest.find('>')?]);
             Some(Case {
-                suite: attr(tag, "classname")?,
-                name: attr(tag, "name")?,
-                seconds: attr(tag, "time")?.parse().ok()?,
+                suite: attr(&tag, "classname")?,
+                name: attr(&tag, "name")?,
+                seconds: attr(&tag, "time")?.parse().ok()?,
             })
         })
         .collect()
@@ -218,7 +219,6 @@ fn repeat(n: u32, filters: &[String]) -> Result<ExitCode> {
         "running the tests matching {filters:?} {n} times each"
     ));
     let mut extra = vec!["--stress-count".to_string(), n.to_string()];
-    extra.push("--".into());
     extra.extend(filters.iter().cloned());
     let summary = nextest(&extra)?;
     let counts = outcomes(&summary.lines);
