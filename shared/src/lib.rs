@@ -30,6 +30,8 @@ pub mod wire;
 
 #[cfg(feature = "sample")]
 pub mod sample;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use conditions::{ArmConditions, Conditions, Level};
 pub use history::{ArmKey, BriefArm, History, HistoryBuilder, RunBrief};

@@ -158,8 +158,8 @@ for name, (content, _) in FILES.items():
 with open(os.path.join(HERE, "README.md"), "w") as f:
     f.write("# Hostile evidence files\n\n")
     f.write("Written by `generate.py` from `render-valid-base.json`. Loaded by "
-            "`tests/hostile.rs` (natively: `Evidence::from_json` and the viewer's whole "
-            "load-and-derive path) and `tests/hostile_browser.rs` (each with `?run=` in "
+            "`tests/e2e/hostile.rs` (natively: `Evidence::from_json` and the viewer's whole "
+            "load-and-derive path) and `tests/e2e/hostile_browser.rs` (each with `?run=` in "
             "Chromium). A name starting with `error-` must end in a load error that names the "
             "file; `render-` must load and render, its strings as text, never as markup.\n\n")
     f.write("| file | what it is |\n| --- | --- |\n")

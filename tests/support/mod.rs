@@ -12,23 +12,26 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
-fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target"))
 }
 
-/// Path of the collector binary, built once per test process (`cargo build -p collector`).
+/// Path of the collector binary, built once per suite run (`cargo build -p collector`;
+/// see [`fixture::shared_fixture`]: under nextest each test is a process of its own).
 pub fn collector_bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let st = Command::new(cargo)
-            .current_dir(root())
-            .args(["build", "--quiet", "-p", "collector"])
-            .status()
-            .expect("cargo runs");
-        assert!(st.success(), "building the collector failed");
+        fixture::shared_fixture("collector-build", |_| {
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let st = Command::new(cargo)
+                .current_dir(root())
+                .args(["build", "--quiet", "-p", "collector"])
+                .status()
+                .expect("cargo runs");
+            assert!(st.success(), "building the collector failed");
+        });
         let bin = target_dir().join("debug").join("collector");
         assert!(bin.is_file(), "no collector binary at {}", bin.display());
         bin
@@ -37,7 +40,7 @@ pub fn collector_bin() -> &'static Path {
 
 /// A `Command` for the collector binary. `collector run`'s counting phase (instructions
 /// per handshake under valgrind, seconds per run in a debug build) is off unless a test
-/// takes `HLAB_NO_INSTRUCTIONS` out again (tests/instructions.rs).
+/// takes `HLAB_NO_INSTRUCTIONS` out again (tests/e2e/instructions.rs).
 pub fn collector() -> Command {
     let mut c = Command::new(collector_bin());
     c.env("HLAB_NO_INSTRUCTIONS", "1");
@@ -53,6 +56,7 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 pub mod controls_site;
+pub mod fixture;
 pub mod page;
 pub mod probe_checks;
 pub mod site;
@@ -104,35 +108,51 @@ pub fn interrupt(child: std::process::Child) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
-/// Whether this process runs as root (effective uid 0, from /proc/self/status).
-pub fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(2).map(|euid| euid == "0"))
-        })
-        .unwrap_or(false)
+pub use shared::testing::{is_root, needs_root, needs_tool, require_or_skip};
+
+/// Waits (up to `timeout`) until `child` itself listens on 127.0.0.1:`port`: the socket in
+/// /proc/net/tcp is one of its own descriptors. A connect alone is no proof: a port picked
+/// free can be taken by another test's listener meanwhile (and this server then exits).
+/// Panics, naming `what`, if the child exits first or the deadline passes.
+pub fn wait_listening(
+    child: &mut std::process::Child,
+    port: u16,
+    what: &str,
+    timeout: std::time::Duration,
+) {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("{what} exited before it listened on port {port}: {status}");
+        }
+        if listens_on(child.id(), port) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what} did not listen on port {port} within {timeout:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
-/// For a test that needs root (network namespaces, TUN devices): true when it may run.
-/// As another user the test is skipped with a printed reason, never silently; under
-/// `cargo xtask test` (which sets `HLAB_ROOT_TESTS=required`, as CI runs it) a missing
-/// root is a failure instead, so no root-only test can be skipped there.
-pub fn needs_root(test: &str) -> bool {
-    if is_root() {
-        return true;
-    }
-    let why = format!(
-        "{test} needs root (it makes network namespaces and TUN devices); run the tests as root, as `cargo xtask test` and CI do"
-    );
-    if std::env::var_os("HLAB_ROOT_TESTS").is_some_and(|v| v == "required") {
-        panic!("{why}");
-    }
-    // Straight to stderr, not through eprintln!: the test harness captures that and
-    // shows it only for failures, and a skip must be seen.
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
-    false
+/// Whether process `pid` holds a socket listening on 127.0.0.1:`port`.
+fn listens_on(pid: u32, port: u16) -> bool {
+    // /proc/net/tcp: "sl local_address rem_address st … inode"; 127.0.0.1 is 0100007F,
+    // LISTEN is state 0A.
+    let local = format!("0100007F:{port:04X}");
+    let inodes: Vec<String> = std::fs::read_to_string("/proc/net/tcp")
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() > 9 && f[1] == local && f[3] == "0A").then(|| format!("socket:[{}]", f[9]))
+        })
+        .collect();
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+        .any(|target| inodes.iter().any(|i| target.as_os_str() == i.as_str()))
 }

@@ -68,7 +68,13 @@ USAGE:
         Run every check: formatting, no file-level import cycle in the collector or the
         viewer (as `cargo xtask cycles`), the workflows (as `cargo xtask actionlint`),
         clippy (`--workspace --all-targets`, warnings are errors), unit tests, end-to-end
-        tests. Installs what is missing first.
+        tests (under cargo-nextest, each test in a process of its own; lists the ten
+        slowest). Installs what is missing first (cargo-nextest included). A test that
+        cannot check what it is for here (a missing tool, too few CPUs, no root) fails.
+
+    cargo xtask test --repeat N FILTER…
+        Run the tests whose names contain a FILTER N times each (nextest's stress mode)
+        and print each one's runs and failures; exits 1 if any run failed.
 ";
 
 fn main() -> ExitCode {

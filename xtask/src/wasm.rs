@@ -7,7 +7,7 @@
 //!
 //! The bundle's download budget: wasm + JS ≤ 320,000 bytes gzipped (300,000 until the
 //! first-flight and loss views; README, "The bundle budget"), asserted in
-//! tests/site_browser.rs. Measured on this build (`gzip -9`) before the glance page:
+//! tests/e2e/site_browser.rs. Measured on this build (`gzip -9`) before the glance page:
 //! 278,281 bytes of wasm (720,068 raw) and 6,440 of minified JS, 284,721 in all; with it
 //! and the stack layer, 319,979 (832,489 raw) and 6,440, 326,419; after the cuts the
 //! README lists (structs read as objects only, the charts' own legend, no second stable

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Test hook (tests/rtt.rs): `HLAB_TEST_SIGNAL_DURING_SETUP=<step>:<SIG>[+<SIG>…]` makes
+/// Test hook (tests/e2e/rtt.rs): `HLAB_TEST_SIGNAL_DURING_SETUP=<step>:<SIG>[+<SIG>…]` makes
 /// the collector send itself those signals (`INT`, `TERM`, `HUP`) just before that setup
 /// step, so a test interrupts setup at a chosen step instead of by timing.
 pub const TEST_HOOK: &str = "HLAB_TEST_SIGNAL_DURING_SETUP";

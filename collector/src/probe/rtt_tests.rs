@@ -13,27 +13,9 @@ use crate::arms::peer::private_dir::PrivateDir;
 use crate::certs::CertStore;
 use crate::netem::{DelayPath, SERVER_ADDR};
 
-fn root_or_skip(test: &str) -> bool {
-    let root = std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
-        s.lines()
-            .find(|l| l.starts_with("Uid:"))
-            .and_then(|l| l.split_whitespace().nth(2))
-            == Some("0")
-    });
-    if !root {
-        let why = format!("{test} needs root (network namespaces, TUN devices)");
-        if std::env::var_os("HLAB_ROOT_TESTS").is_some_and(|v| v == "required") {
-            panic!("{why}");
-        }
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
-    }
-    root
-}
-
 #[test]
 fn a_probe_over_a_20ms_path_sees_the_round_trips() {
-    if !root_or_skip("a_probe_over_a_20ms_path_sees_the_round_trips") {
+    if !shared::testing::needs_root("a_probe_over_a_20ms_path_sees_the_round_trips") {
         return;
     }
     // The run's own certificates (rcgen, in memory), written as PEM into a private

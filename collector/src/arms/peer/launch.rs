@@ -115,9 +115,12 @@ mod tests {
     use std::net::TcpListener;
 
     /// A "server" that prints to both streams and listens on a port (a shell and nc
-    /// are not always there: python3 is, where the peer tests run; skip otherwise).
+    /// are not always there: python3 is, where the peer tests run; without it the test
+    /// fails under `cargo xtask test` and skips, saying so, under a plain `cargo test`).
     fn server(out: Output, dir: &PrivateDir) -> Option<Launched> {
-        crate::peers::which("python3")?;
+        if !shared::testing::needs_tool("output_goes_to_the_files_each_kind_names", "python3") {
+            return None;
+        }
         // A port picked free can be taken by another test before the script binds it
         // (the script then exits): try again on a new port, and say every failure.
         let mut failures = Vec::new();
@@ -158,8 +161,23 @@ mod tests {
         launch.start(&mut cmd, dir, Duration::from_secs(10), &ready)
     }
 
-    fn read(p: &std::path::Path) -> String {
-        std::fs::read_to_string(p).unwrap_or_default()
+    /// What the server wrote to `p` once `done` holds for it: the script flushes its lines
+    /// before it answers, but a test reading another process's file waits for the content it
+    /// expects (up to ten seconds) instead of trusting that; a missing file is an error.
+    fn read_when(p: &std::path::Path, done: impl Fn(&str) -> bool) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = std::fs::read_to_string(p)
+                .unwrap_or_else(|e| panic!("could not read {}: {e}", p.display()));
+            if done(&text) || std::time::Instant::now() > deadline {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn read(p: &std::path::Path, expected: &str) -> String {
+        read_when(p, |t| t == expected)
     }
 
     #[test]
@@ -172,16 +190,18 @@ mod tests {
         let quiet = server(Output::StderrOnly, &dir).unwrap();
         let log = split.stdout.as_ref().unwrap();
         assert!(log.ends_with("test-LogAndStderr.log"), "{log:?}");
-        assert_eq!(read(log), "to stdout\n");
-        assert_eq!(read(&split.stderr), "to stderr\n");
+        assert_eq!(read(log, "to stdout\n"), "to stdout\n");
+        assert_eq!(read(&split.stderr, "to stderr\n"), "to stderr\n");
         assert_eq!(joined.stdout.as_ref(), Some(&joined.stderr));
-        let both = read(&joined.stderr);
+        let both = read_when(&joined.stderr, |t| {
+            t.contains("to stdout") && t.contains("to stderr")
+        });
         assert!(
             both.contains("to stdout") && both.contains("to stderr"),
             "{both}"
         );
         assert_eq!(quiet.stdout, None);
-        assert_eq!(read(&quiet.stderr), "to stderr\n");
+        assert_eq!(read(&quiet.stderr, "to stderr\n"), "to stderr\n");
         assert!(
             TcpListener::bind(split.process.addr()).is_err(),
             "it listens"

@@ -12,18 +12,47 @@ use anyhow::{Context, Result};
 
 use crate::stale::run_is_over;
 
-/// Folders that exist now and must not outlive the process (see [`remove_all_now`]).
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Folders that exist now and must not outlive their registry's owner.
+#[derive(Debug)]
+struct Registry(Mutex<Vec<PathBuf>>);
+
+impl Registry {
+    const fn new() -> Registry {
+        Registry(Mutex::new(Vec::new()))
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, Vec<PathBuf>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Removes every folder of this registry at once.
+    fn remove_all_now(&self) {
+        let live = std::mem::take(&mut *self.live());
+        for p in live {
+            let _ = fs::remove_dir_all(p);
+        }
+    }
+}
+
+/// The process's folders (see [`remove_all_now`]). Tests that remove folders at once use
+/// a registry of their own: this one holds the folders of every test running beside them.
+static LIVE: Registry = Registry::new();
 
 /// A folder only this user can read, removed (with everything in it) on drop.
 #[derive(Debug)]
 pub struct PrivateDir {
     path: PathBuf,
+    registry: &'static Registry,
 }
 
 impl PrivateDir {
     /// Creates `<temp>/handshake-lab-peers-<pid>-<random>` with mode 0700.
     pub fn create() -> Result<Self> {
+        Self::create_in(&LIVE)
+    }
+
+    /// [`Self::create`], listed in `registry`.
+    fn create_in(registry: &'static Registry) -> Result<Self> {
         let path = std::env::temp_dir().join(format!(
             "handshake-lab-peers-{}-{:08x}",
             std::process::id(),
@@ -33,10 +62,8 @@ impl PrivateDir {
             .mode(0o700)
             .create(&path)
             .with_context(|| format!("could not create the private folder {}", path.display()))?;
-        LIVE.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(path.clone());
-        Ok(PrivateDir { path })
+        registry.live().push(path.clone());
+        Ok(PrivateDir { path, registry })
     }
 
     pub fn path(&self) -> &Path {
@@ -72,9 +99,7 @@ impl PrivateDir {
 impl Drop for PrivateDir {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.path);
-        LIVE.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|p| p != &self.path);
+        self.registry.live().retain(|p| p != &self.path);
     }
 }
 
@@ -86,7 +111,7 @@ pub fn remove_stale() -> Vec<PathBuf> {
 }
 
 fn remove_stale_in(base: &Path) -> Vec<PathBuf> {
-    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let live = LIVE.live().clone();
     let Ok(entries) = fs::read_dir(base) else {
         return Vec::new();
     };
@@ -114,10 +139,7 @@ fn remove_stale_in(base: &Path) -> Vec<PathBuf> {
 /// Removes every live [`PrivateDir`] at once: for exits that skip destructors (a second
 /// Ctrl-C calls `process::exit`).
 pub fn remove_all_now() {
-    let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
-    for p in live {
-        let _ = fs::remove_dir_all(p);
-    }
+    LIVE.remove_all_now();
 }
 
 #[cfg(test)]
@@ -141,11 +163,17 @@ mod tests {
 
     #[test]
     fn remove_all_now_removes_live_dirs() {
-        let d = PrivateDir::create().unwrap();
+        // A registry of this test's own: the process's one lists the folders of the
+        // tests running beside it, which `remove_all_now` would delete under them.
+        static OWN: Registry = Registry::new();
+        let d = PrivateDir::create_in(&OWN).unwrap();
         let p = d.path().to_path_buf();
-        remove_all_now();
+        let other = PrivateDir::create().unwrap();
+        OWN.remove_all_now();
         assert!(!p.exists());
+        assert!(other.path().is_dir(), "a folder of another registry stays");
         drop(d);
+        assert!(OWN.live().is_empty());
     }
 
     #[test]

@@ -4,11 +4,11 @@
 //! plain self-signed certificate is untrusted, its TLS 1.3 still found). Skipped, with a
 //! printed line, where nginx is not installed.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use e2e::probe_checks::{expect, run_probe_with, sound};
 use e2e::tls_files::{make_certs, make_self_signed};
@@ -16,12 +16,7 @@ use e2e::{read_evidence, scratch};
 use shared::{CertVerification, Evidence, Mode, Protocol, ServerProbe};
 
 fn have_nginx(test: &str) -> bool {
-    let found = Command::new("nginx").arg("-v").output().is_ok();
-    if !found {
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "SKIPPED: {test} needs nginx on PATH");
-    }
-    found
+    e2e::needs_tool(test, "nginx")
 }
 
 /// nginx in the foreground, one process, killed (by its pid) when dropped.
@@ -61,12 +56,13 @@ fn start(dir: &Path, ssl: &str) -> (Nginx, u16) {
         .stderr(Stdio::null())
         .spawn()
         .expect("nginx starts");
-    let server = Nginx(child);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nginx never listened: {ssl}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let mut server = Nginx(child);
+    e2e::wait_listening(
+        &mut server.0,
+        port,
+        &format!("nginx ({ssl})"),
+        Duration::from_secs(10),
+    );
     (server, port)
 }
 

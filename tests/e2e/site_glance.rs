@@ -53,23 +53,27 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let dir = scratch("site-glance");
-        let results = dir.join("results");
-        std::fs::create_dir_all(&results).unwrap();
-        let mut subset = run("s3", 3, 1.0);
-        subset.run.command_line.push("--no-peers".into());
-        subset.run.settings.samples = 9;
-        let mut probe = run("p4", 4, 1.0);
-        probe.run.command_line = vec!["collector".into(), "probe".into(), "x:443".into()];
-        for e in [run("d1", 1, 1.0), run("d2", 2, 1.5), subset, probe] {
-            let v = e.violations();
-            assert!(v.is_empty(), "{}: {v:?}", e.run.id);
-            std::fs::write(results.join(format!("{}.json", e.run.id)), e.to_json()).unwrap();
+        let dir = e2e::fixture::shared_fixture("site-glance", build);
+        Fixture {
+            www: dir.join("www"),
         }
-        let www = dir.join("www");
-        build_site(&results, &www.join("site"));
-        Fixture { www }
     })
+}
+
+fn build(dir: &std::path::Path) {
+    let results = dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    let mut subset = run("s3", 3, 1.0);
+    subset.run.command_line.push("--no-peers".into());
+    subset.run.settings.samples = 9;
+    let mut probe = run("p4", 4, 1.0);
+    probe.run.command_line = vec!["collector".into(), "probe".into(), "x:443".into()];
+    for e in [run("d1", 1, 1.0), run("d2", 2, 1.5), subset, probe] {
+        let v = e.violations();
+        assert!(v.is_empty(), "{}: {v:?}", e.run.id);
+        std::fs::write(results.join(format!("{}.json", e.run.id)), e.to_json()).unwrap();
+    }
+    build_site(&results, &dir.join("www").join("site"));
 }
 
 fn open(server: &Server, profile: &str, width: u32, query: &str) -> Browser {

@@ -16,27 +16,27 @@ use shared::Evidence;
 /// The site (built from the hostile base run) with every hostile file under `hostile/`.
 fn site() -> &'static PathBuf {
     static SITE: OnceLock<PathBuf> = OnceLock::new();
-    SITE.get_or_init(|| {
-        let dir = scratch("hostile-browser");
-        let hostile = root().join("tests").join("hostile");
-        let results = dir.join("results");
-        std::fs::create_dir_all(&results).unwrap();
-        std::fs::copy(
-            hostile.join("render-valid-base.json"),
-            results.join("base.json"),
-        )
-        .unwrap();
-        let www = dir.join("www");
-        build_site(&results, &www);
-        std::fs::create_dir_all(www.join("hostile")).unwrap();
-        for entry in std::fs::read_dir(&hostile).unwrap() {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|x| x == "json") {
-                std::fs::copy(&path, www.join("hostile").join(path.file_name().unwrap())).unwrap();
-            }
+    SITE.get_or_init(|| e2e::fixture::shared_fixture("hostile-browser", build).join("www"))
+}
+
+fn build(dir: &std::path::Path) {
+    let hostile = root().join("tests").join("hostile");
+    let results = dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    std::fs::copy(
+        hostile.join("render-valid-base.json"),
+        results.join("base.json"),
+    )
+    .unwrap();
+    let www = dir.join("www");
+    build_site(&results, &www);
+    std::fs::create_dir_all(www.join("hostile")).unwrap();
+    for entry in std::fs::read_dir(&hostile).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "json") {
+            std::fs::copy(&path, www.join("hostile").join(path.file_name().unwrap())).unwrap();
         }
-        www
-    })
+    }
 }
 
 fn hostile_names() -> Vec<String> {
@@ -127,7 +127,7 @@ fn every_hostile_file_ends_in_an_error_naming_it_or_in_a_render_without_markup()
             assert_eq!(state["runs"], json!(0), "{name}: {state}");
         } else {
             // The strings the page must show, read with the evidence parser (what is
-            // under test here is how the page shows them; tests/hostile.rs checks the
+            // under test here is how the page shows them; tests/e2e/hostile.rs checks the
             // reading): bytes that are not UTF-8 as U+FFFD, as the page decodes them.
             let bytes = std::fs::read(root().join("tests/hostile").join(name)).unwrap();
             let ev = Evidence::from_json(&String::from_utf8_lossy(&bytes)).unwrap();

@@ -4,8 +4,9 @@
 //! a second site (`/rtt/`) from a short run at emulated round-trip times.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::OnceLock;
 
+use e2e::fixture::{copy_of_quick_run, one_at_a_time, quick_run_evidence, shared_fixture, Turn};
 use e2e::site::{assert_shows_us, build_site, gzipped_size, screenshot, target_dir, Server};
 use e2e::webdriver::Browser;
 use e2e::{collector, scratch};
@@ -20,96 +21,82 @@ struct Fixture {
     evidence: Evidence,
 }
 
-/// Runs the collector (quick, with capacity arms; peer arms are on by default), adds a
-/// broken file, a file of an unknown schema version and a run whose host name is markup,
-/// lists them all in `index.json`, builds the site; then a short RTT run and its site.
+/// The suite's quick run (with capacity arms; peer arms are on by default;
+/// [`e2e::fixture::quick_run`]) plus a broken file, a file of an unknown schema version and
+/// a run whose host name is markup, all listed in `index.json`, and its site; then a short
+/// RTT run and its site (its own run: no other test asks for these RTTs). Built once per
+/// suite run; the tests only read it.
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let dir = scratch("site-browser");
-        let results = dir.join("results");
-        let st = collector()
-            .args([
-                "run",
-                "--quick",
-                "--concurrency",
-                "1,2",
-                "--capacity-seconds",
-                "1",
-            ])
-            .arg("--out")
-            .arg(&results)
-            .status()
-            .expect("collector runs");
-        assert!(st.success(), "collector run --quick failed");
-        let index_path = results.join("index.json");
-        let mut index: Value =
-            serde_json::from_str(&std::fs::read_to_string(&index_path).unwrap()).unwrap();
-        let file = index["runs"][0]["file"].as_str().unwrap().to_string();
-        let text = std::fs::read_to_string(results.join(&file)).unwrap();
+        let text = quick_run_evidence();
         let evidence = Evidence::from_json(&text).expect("the collector's evidence is valid");
-
-        let mut xss = evidence.clone();
-        xss.environment.hostname = XSS_HOST.into();
-        xss.run.id = format!("{}-xss", xss.run.id);
-        std::fs::write(results.join("xss.json"), xss.to_json()).unwrap();
-        std::fs::write(
-            results.join("broken.json"),
-            "{\n  \"schema_version\": 1,\n  \"run\": {\n",
-        )
-        .unwrap();
-        let mut future: Value = serde_json::from_str(&text).unwrap();
-        future["schema_version"] = json!(3);
-        std::fs::write(results.join("future.json"), future.to_string()).unwrap();
-        let runs = index["runs"].as_array_mut().unwrap();
-        for (file, host) in [
-            ("broken.json", "?"),
-            ("future.json", "?"),
-            ("xss.json", XSS_HOST),
-        ] {
-            runs.push(json!({"file": file, "run_id": file, "host": host,
-                "started_at": evidence.run.started_at, "complete": true}));
+        let dir = shared_fixture("site-browser", |dir| build(dir, &evidence, &text));
+        Fixture {
+            www: dir.join("www"),
+            evidence,
         }
-        std::fs::write(&index_path, index.to_string()).unwrap();
-
-        let www = dir.join("www");
-        build_site(&results, &www.join("site"));
-
-        let rtt_results = dir.join("rtt-results");
-        let arms = "tcp-connect,tls13-full-ecdsa-p256-x25519,\
-                    tls13-resumed-ticket-ecdsa-p256-x25519,tls13-0rtt-ecdsa-p256-x25519";
-        let st = collector()
-            .args([
-                "run",
-                "--no-peers",
-                "--no-floor",
-                "--rtt",
-                "0,5ms",
-                "--samples",
-                "4",
-            ])
-            .args([
-                "--warmup",
-                "2",
-                "--certs",
-                "ecdsa-p256",
-                "--groups",
-                "x25519",
-            ])
-            .args(["--arms", arms, "--out"])
-            .arg(&rtt_results)
-            .status()
-            .expect("collector runs");
-        assert!(st.success(), "collector run --rtt failed");
-        build_site(&rtt_results, &www.join("rtt"));
-        Fixture { www, evidence }
     })
 }
 
-/// One browser at a time: the machine has two cores.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+fn build(dir: &Path, evidence: &Evidence, text: &str) {
+    let results = copy_of_quick_run(&dir.join("results"));
+    let index_path = results.join("index.json");
+    let mut index: Value =
+        serde_json::from_str(&std::fs::read_to_string(&index_path).unwrap()).unwrap();
+    let mut xss = evidence.clone();
+    xss.environment.hostname = XSS_HOST.into();
+    xss.run.id = format!("{}-xss", xss.run.id);
+    std::fs::write(results.join("xss.json"), xss.to_json()).unwrap();
+    std::fs::write(
+        results.join("broken.json"),
+        "{\n  \"schema_version\": 1,\n  \"run\": {\n",
+    )
+    .unwrap();
+    let mut future: Value = serde_json::from_str(text).unwrap();
+    future["schema_version"] = json!(3);
+    std::fs::write(results.join("future.json"), future.to_string()).unwrap();
+    let runs = index["runs"].as_array_mut().unwrap();
+    for (file, host) in [
+        ("broken.json", "?"),
+        ("future.json", "?"),
+        ("xss.json", XSS_HOST),
+    ] {
+        runs.push(json!({"file": file, "run_id": file, "host": host,
+            "started_at": evidence.run.started_at, "complete": true}));
+    }
+    std::fs::write(&index_path, index.to_string()).unwrap();
+
+    let www = dir.join("www");
+    build_site(&results, &www.join("site"));
+
+    let rtt_results = dir.join("rtt-results");
+    let arms = "tcp-connect,tls13-full-ecdsa-p256-x25519,\
+                tls13-resumed-ticket-ecdsa-p256-x25519,tls13-0rtt-ecdsa-p256-x25519";
+    let st = collector()
+        .args([
+            "run",
+            "--no-peers",
+            "--no-floor",
+            "--rtt",
+            "0,5ms",
+            "--samples",
+            "4",
+        ])
+        .args([
+            "--warmup",
+            "2",
+            "--certs",
+            "ecdsa-p256",
+            "--groups",
+            "x25519",
+        ])
+        .args(["--arms", arms, "--out"])
+        .arg(&rtt_results)
+        .status()
+        .expect("collector runs");
+    assert!(st.success(), "collector run --rtt failed");
+    build_site(&rtt_results, &www.join("rtt"));
 }
 
 fn profile(name: &str) -> PathBuf {
@@ -119,9 +106,9 @@ fn profile(name: &str) -> PathBuf {
 /// Opens the site, waits until the table has rows, ticks the first run into the detail
 /// view beside the default one (the newest, the markup-host copy) and opens the CDF, so
 /// both valid runs are shown whole.
-fn open(name: &str) -> (MutexGuard<'static, ()>, Server, Browser) {
+fn open(name: &str) -> (Turn, Server, Browser) {
     let fx = fixture();
-    let guard = one_at_a_time();
+    let guard = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let browser = Browser::start(profile(name), 1400, 1800, &[]);
     browser.goto(&format!("{}site/", server.url));
@@ -456,7 +443,7 @@ fn the_efficiency_column_shows_the_floor_share_from_the_evidence() {
 #[test]
 fn the_rtt_run_has_a_ttfb_chart_and_names_its_rtt_method() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let browser = Browser::start(profile("rtt"), 1400, 1800, &[]);
     browser.goto(&format!("{}rtt/", server.url));
@@ -598,7 +585,7 @@ fn markup_in_a_host_name_shows_as_text() {
 #[test]
 fn one_file_opens_by_url() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let browser = Browser::start(profile("by-url"), 1400, 1800, &[]);
     browser.goto(&format!("{}site/?run=results/xss.json.gz", server.url));
@@ -648,7 +635,7 @@ fn with_every_filter_off_each_chart_says_so_in_text() {
 #[test]
 fn a_420_px_screen_lays_out_420_px_wide() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let browser = Browser::start(profile("narrow"), 420, 1000, &[]);
     browser.goto(&format!("{}site/", server.url));
@@ -675,7 +662,7 @@ fn a_420_px_screen_lays_out_420_px_wide() {
 #[test]
 fn a_run_url_that_leaves_the_site_is_refused() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let browser = Browser::start(profile("by-url-other"), 1400, 1800, &[]);
     // A leading space, tab or newline is dropped by the browser's URL parser, which then
@@ -785,7 +772,7 @@ fn local_files_can_be_added_and_runs_hidden_or_removed() {
 #[test]
 fn canvases_are_sharp_on_hidpi_screens() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let browser = Browser::start(
         profile("hidpi"),
@@ -816,7 +803,7 @@ fn canvases_are_sharp_on_hidpi_screens() {
 #[test]
 fn a_screenshot_of_the_site_is_written_to_target() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let png = target_dir().join("site-screenshot.png");
     let _ = std::fs::remove_file(&png);
@@ -871,7 +858,7 @@ fn budgets_are_measured() {
          (a RUSTFLAGS in the environment is appended to the wasm build: see xtask's output)"
     );
 
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&dir.join("www"));
     let browser = Browser::start(profile("budget"), 1400, 1800, &[]);
     browser.goto(&format!("{}site/", server.url));

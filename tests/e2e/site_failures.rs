@@ -5,8 +5,9 @@
 //! real run, each with its own `results/`.
 
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::OnceLock;
 
+use e2e::fixture::{one_at_a_time, shared_fixture, Turn};
 use e2e::site::{build_site, site_variant, Server};
 use e2e::webdriver::Browser;
 use e2e::{collector, scratch};
@@ -29,62 +30,72 @@ struct Fixture {
     text: String,
 }
 
+/// A run of its own (not the suite's quick run): the markup run renames its arms by id
+/// and position, so it is exactly these three arms. Built once per suite run; the tests
+/// only read it.
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let dir = scratch("site-failures");
-        let results = dir.join("results");
-        let arms = format!("tcp-connect,{FULL},{RESUMED}");
-        let out = collector()
-            .args(["run", "--no-peers", "--no-floor", "--no-phases"])
-            .args(["--samples", "20", "--warmup", "2", "--certs", "ecdsa-p256"])
-            .args(["--groups", "x25519", "--arms", &arms, "--out"])
-            .arg(&results)
-            .output()
-            .expect("collector runs");
-        assert!(
-            out.status.success(),
-            "collector run failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = std::fs::read_to_string(e2e::only_evidence_file(&results)).unwrap();
-        let www = dir.join("www");
-        let site = www.join("site");
-        build_site(&results, &site);
-        let good: Value = serde_json::from_str(&text).unwrap();
-        site_variant(&site, &www.join("no-history"), &[("good.json", &text)]);
-        site_variant(
-            &site,
-            &www.join("bad-history"),
-            &[("history.json", "{\"runs\": ["), ("good.json", &text)],
-        );
-        let mut field = good.clone();
-        field["arms"][1]
-            .as_object_mut()
-            .unwrap()
-            .remove("attempted");
-        let mut invariant = good.clone();
-        invariant["arms"][0]["failed"] = json!(good["arms"][0]["failed"].as_u64().unwrap() + 7);
-        let (field, invariant) = (field.to_string(), invariant.to_string());
-        let mut errors = history(
-            &[("good.json", &text)],
-            &["missing.json", "field.json", "invariant.json"],
-        );
-        errors.extend([
-            ("good.json".to_string(), text.clone()),
-            ("field.json".to_string(), field),
-            ("invariant.json".to_string(), invariant),
-        ]);
-        site_variant(&site, &www.join("errors"), &as_refs(&errors));
-        let markup_text = markup_run(&text);
-        let mut marked = history(&[("markup.json", &markup_text)], &[FILE_MARKUP]);
-        marked.extend([
-            ("markup.json".to_string(), markup_text.clone()),
-            (FILE_MARKUP.to_string(), "{".to_string()),
-        ]);
-        site_variant(&site, &www.join("markup"), &as_refs(&marked));
-        Fixture { www, text }
+        let dir = shared_fixture("site-failures", build);
+        let text = std::fs::read_to_string(e2e::only_evidence_file(&dir.join("results"))).unwrap();
+        Fixture {
+            www: dir.join("www"),
+            text,
+        }
     })
+}
+
+fn build(dir: &std::path::Path) {
+    let results = dir.join("results");
+    let arms = format!("tcp-connect,{FULL},{RESUMED}");
+    let out = collector()
+        .args(["run", "--no-peers", "--no-floor", "--no-phases"])
+        .args(["--samples", "20", "--warmup", "2", "--certs", "ecdsa-p256"])
+        .args(["--groups", "x25519", "--arms", &arms, "--out"])
+        .arg(&results)
+        .output()
+        .expect("collector runs");
+    assert!(
+        out.status.success(),
+        "collector run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(e2e::only_evidence_file(&results)).unwrap();
+    let www = dir.join("www");
+    let site = www.join("site");
+    build_site(&results, &site);
+    let good: Value = serde_json::from_str(&text).unwrap();
+    site_variant(&site, &www.join("no-history"), &[("good.json", &text)]);
+    site_variant(
+        &site,
+        &www.join("bad-history"),
+        &[("history.json", "{\"runs\": ["), ("good.json", &text)],
+    );
+    let mut field = good.clone();
+    field["arms"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("attempted");
+    let mut invariant = good.clone();
+    invariant["arms"][0]["failed"] = json!(good["arms"][0]["failed"].as_u64().unwrap() + 7);
+    let (field, invariant) = (field.to_string(), invariant.to_string());
+    let mut errors = history(
+        &[("good.json", &text)],
+        &["missing.json", "field.json", "invariant.json"],
+    );
+    errors.extend([
+        ("good.json".to_string(), text.clone()),
+        ("field.json".to_string(), field),
+        ("invariant.json".to_string(), invariant),
+    ]);
+    site_variant(&site, &www.join("errors"), &as_refs(&errors));
+    let markup_text = markup_run(&text);
+    let mut marked = history(&[("markup.json", &markup_text)], &[FILE_MARKUP]);
+    marked.extend([
+        ("markup.json".to_string(), markup_text.clone()),
+        (FILE_MARKUP.to_string(), "{".to_string()),
+    ]);
+    site_variant(&site, &www.join("markup"), &as_refs(&marked));
 }
 
 /// What `cargo xtask site` writes for `runs` (file, evidence text) and the files it
@@ -137,14 +148,9 @@ fn markup_run(text: &str) -> String {
     out
 }
 
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn start(name: &str) -> (MutexGuard<'static, ()>, Server, Browser) {
+fn start(name: &str) -> (Turn, Server, Browser) {
     let fx = fixture();
-    let guard = one_at_a_time();
+    let guard = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let browser = Browser::start(scratch(&format!("chromium-{name}")), 1400, 1800, &[]);
     (guard, server, browser)

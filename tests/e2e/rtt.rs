@@ -4,19 +4,13 @@
 use std::collections::HashMap;
 use std::io::Read;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use e2e::fixture::one_at_a_time;
 use e2e::{collector, read_evidence, scratch};
 
 const ARMS: &str = "tcp-connect,tls13-full-ecdsa-p256-x25519,tls13-resumed-stateful-ecdsa-p256-x25519,tls12-full-ecdsa-p256-x25519,tls12-resumed-stateful-ecdsa-p256-x25519,tls13-0rtt-ecdsa-p256-x25519";
-
-/// One RTT run at a time: the measured path RTT and the round-trip pattern are checked
-/// against 20 ms, and a second run's delay line on the same two cores would blur them.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 fn namespaces_of(pid: u32) -> Vec<String> {
     let out = Command::new("ip")
@@ -152,7 +146,7 @@ fn twenty_ms_rtt_shows_the_textbook_round_trip_pattern() {
     if !e2e::needs_root("twenty_ms_rtt_shows_the_textbook_round_trip_pattern") {
         return;
     }
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time("rtt");
     let dir = scratch("rtt-20");
     // 24 samples per arm in the default 10 rounds: medians that a few slow connections
     // do not move.
@@ -263,7 +257,7 @@ fn a_handshake_window_on_a_link_counts_the_handshakes_round_trips_alone() {
         "{err}"
     );
 
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time("rtt");
     let out = collector()
         .args([
             "run",
@@ -319,7 +313,7 @@ fn thirty_percent_loss_completes_with_retransmissions_and_the_asked_loss() {
     if !e2e::needs_root("thirty_percent_loss_completes_with_retransmissions_and_the_asked_loss") {
         return;
     }
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time("rtt");
     let dir = scratch("rtt-loss30");
     // Two rounds of 5 samples and one warm-up each, per arm: at 30% loss a connection
     // takes seconds (a lost SYN or SYN-ACK waits 1 s, then 2 s, …), not milliseconds.
@@ -419,7 +413,7 @@ fn ctrl_c_during_an_rtt_run_removes_the_namespaces() {
     if !e2e::needs_root("ctrl_c_during_an_rtt_run_removes_the_namespaces") {
         return;
     }
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time("rtt");
     let dir = scratch("rtt-ctrl-c");
     let mut child = spawn_to_interrupt(&dir);
     let pid = child.id();
@@ -439,7 +433,7 @@ fn a_second_signal_still_removes_the_namespaces() {
     if !e2e::needs_root("a_second_signal_still_removes_the_namespaces") {
         return;
     }
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time("rtt");
     let dir = scratch("rtt-two-signals");
     let mut child = spawn_to_interrupt(&dir);
     let pid = child.id();
@@ -472,7 +466,7 @@ fn a_signal_during_setup_ends_the_run_with_its_status_and_leaves_nothing() {
     if !e2e::needs_root("a_signal_during_setup_ends_the_run_with_its_status_and_leaves_nothing") {
         return;
     }
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time("rtt");
     for (step, signals, status) in [
         ("remove-stale", "INT", 130),
         ("client-namespace", "TERM", 143),
@@ -533,7 +527,7 @@ fn a_loss_grid_on_parallel_links_comes_back_as_one_link_after_the_other_would() 
     ) {
         return;
     }
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time("rtt");
     let run = |parallel: &str| {
         let dir = scratch(&format!("rtt-parallel-{parallel}"));
         let out = collector()

@@ -26,6 +26,13 @@ fn allowed_cpus() -> usize {
         .sum()
 }
 
+/// Whether this test may use two CPUs (it places the two ends apart); see
+/// [`e2e::require_or_skip`].
+fn two_cpus(test: &str) -> bool {
+    let n = allowed_cpus();
+    e2e::require_or_skip(n >= 2, test, &format!("it needs 2 CPUs and may use {n}"))
+}
+
 const ARGS: &[&str] = &[
     "run",
     "--no-peers",
@@ -59,8 +66,7 @@ fn all_observed(a: &Arm) -> u64 {
 
 #[test]
 fn split_puts_the_ends_on_different_cpus_and_a_same_cpu_control_beside_it() {
-    if allowed_cpus() < 2 {
-        println!("SKIPPED: split needs 2 CPUs and this test may use 1");
+    if !two_cpus("split_puts_the_ends_on_different_cpus_and_a_same_cpu_control_beside_it") {
         return;
     }
     let dir = scratch("placement-split");
@@ -130,8 +136,7 @@ fn split_puts_the_ends_on_different_cpus_and_a_same_cpu_control_beside_it() {
 
 #[test]
 fn same_puts_both_ends_on_one_cpu_with_a_split_control() {
-    if allowed_cpus() < 2 {
-        println!("SKIPPED: the split control needs 2 CPUs and this test may use 1");
+    if !two_cpus("same_puts_both_ends_on_one_cpu_with_a_split_control") {
         return;
     }
     let dir = scratch("placement-same");
@@ -194,12 +199,8 @@ fn an_impossible_split_falls_back_to_free_and_says_why() {
 
 #[test]
 fn a_peer_server_process_runs_on_the_servers_cpus() {
-    if allowed_cpus() < 2 {
-        println!("SKIPPED: split needs 2 CPUs and this test may use 1");
-        return;
-    }
-    if Command::new("nginx").arg("-v").output().is_err() {
-        println!("SKIPPED: nginx is not installed (`cargo xtask test` installs it)");
+    const TEST: &str = "a_peer_server_process_runs_on_the_servers_cpus";
+    if !two_cpus(TEST) || !e2e::needs_tool(TEST, "nginx") {
         return;
     }
     let dir = scratch("placement-nginx");

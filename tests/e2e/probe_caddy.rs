@@ -4,9 +4,9 @@
 //! keeps no server-side session cache), no 0-RTT, and the groups the config lists.
 //! Skipped, with a printed line, where caddy is not installed.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use e2e::probe_checks::{expect, run_probe, sound};
 use e2e::tls_files::make_certs;
@@ -25,10 +25,10 @@ impl Drop for Caddy {
 
 #[test]
 fn caddy_resumes_by_ticket_only_and_offers_no_early_data() {
-    if Command::new("caddy").arg("version").output().is_err() {
-        eprintln!(
-            "SKIPPED: caddy_resumes_by_ticket_only_and_offers_no_early_data needs caddy on PATH"
-        );
+    if !e2e::needs_tool(
+        "caddy_resumes_by_ticket_only_and_offers_no_early_data",
+        "caddy",
+    ) {
         return;
     }
     let dir = scratch("probe-caddy");
@@ -78,11 +78,8 @@ fn caddy_resumes_by_ticket_only_and_offers_no_early_data() {
             .spawn()
             .expect("caddy starts"),
     );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "caddy never listened");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let mut server = server;
+    e2e::wait_listening(&mut server.0, port, "caddy", Duration::from_secs(20));
     let out = run_probe(&dir, port);
     drop(server);
     assert!(

@@ -4,10 +4,10 @@
 //! for them.)
 
 use std::io::Write;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use e2e::probe_checks::run_probe;
 use e2e::tls_files::make_certs;
@@ -32,7 +32,7 @@ impl SServer {
             .local_addr()
             .unwrap()
             .port();
-        let child = Command::new("openssl")
+        let mut child = Command::new("openssl")
             .current_dir(dir)
             .args(["s_server", "-accept", &format!("127.0.0.1:{port}")])
             .args(["-cert", "leaf.pem", "-key", "leaf.key", "-quiet"])
@@ -42,14 +42,12 @@ impl SServer {
             .stderr(Stdio::null())
             .spawn()
             .expect("openssl s_server starts");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "s_server {extra:?} never listened"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        e2e::wait_listening(
+            &mut child,
+            port,
+            &format!("s_server {extra:?}"),
+            Duration::from_secs(10),
+        );
         SServer { child, port }
     }
 }

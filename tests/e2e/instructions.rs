@@ -4,7 +4,7 @@
 //! valgrind that says so and goes on. Debug builds: one arm, few handshakes.
 //!
 //! Tests that need valgrind skip with a printed line where it is missing, except under
-//! `cargo xtask test` (`HLAB_VALGRIND_TESTS=required`), where they fail.
+//! `cargo xtask test` and nextest ([`shared::testing::strict`]), where they fail.
 
 use std::path::Path;
 use std::process::Output;
@@ -15,26 +15,10 @@ use shared::{CountOutcome, Evidence, InstructionCounting, Mode};
 
 const ARM: &str = "tls13-resumed-ticket-ecdsa-p256-x25519";
 
-fn valgrind_on_path() -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("valgrind").is_file()))
-}
-
-/// True when the test may run; false (with a visible SKIPPED line) where valgrind is
-/// missing, unless it is required.
+/// True when the test may run; where valgrind is missing it fails under `cargo xtask test`
+/// and nextest, and skips with a visible line under a plain `cargo test`.
 fn needs_valgrind(test: &str) -> bool {
-    if valgrind_on_path() {
-        return true;
-    }
-    let why = format!(
-        "{test} needs valgrind on PATH (Debian package `valgrind`; `cargo xtask test` installs it)"
-    );
-    if std::env::var_os("HLAB_VALGRIND_TESTS").is_some_and(|v| v == "required") {
-        panic!("{why}");
-    }
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "SKIPPED: {why}");
-    false
+    shared::testing::needs_tool(test, "valgrind")
 }
 
 /// Instructions counted in `windows` windows of `iterations` rounds each.

@@ -74,7 +74,7 @@ fn real_evidence_conforms_to_the_json_schema() {
     );
     // A version-1 file (plain arrays where version 2 packs them) conforms too.
     let v1: Value =
-        serde_json::from_str(include_str!("fixtures/evidence-v1.json")).expect("the fixture");
+        serde_json::from_str(include_str!("../fixtures/evidence-v1.json")).expect("the fixture");
     for (name, v) in [("phases", &phases), ("request", &request), ("v1", &v1)] {
         let errs = errors(&validator, v);
         assert!(errs.is_empty(), "{name} run: {errs:#?}");

@@ -5,12 +5,13 @@
 //! (`/user.example/handshake-lab/`), and every request stays under it.
 
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::OnceLock;
 
+use e2e::fixture::{copy_of_quick_run, one_at_a_time, shared_fixture};
+use e2e::scratch;
 use e2e::site::{build_site, Server};
 use e2e::webdriver::Browser;
-use e2e::{collector, scratch};
-use serde_json::{json, Value};
+use serde_json::json;
 use shared::{Evidence, Stack};
 
 /// Where the site sits in the served folder, as on a project-pages host.
@@ -21,39 +22,27 @@ struct Fixture {
     evidence: Evidence,
 }
 
-/// A quick run with peer and capacity arms (so every kind of chart is drawn) and a copy
-/// of it from a second host with its own run id; the site built under [`SUB_PATH`].
+/// The suite's quick run with peer and capacity arms (so every kind of chart is drawn;
+/// [`e2e::fixture::quick_run`]) and a copy of it from a second host with its own run id;
+/// the site built under [`SUB_PATH`] once per suite run and only read by the tests here.
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let dir = scratch("site-share");
-        let results = dir.join("results");
-        let st = collector()
-            .args(["run", "--quick", "--concurrency", "1,2"])
-            .args(["--capacity-seconds", "1", "--out"])
-            .arg(&results)
-            .status()
-            .expect("collector runs");
-        assert!(st.success(), "collector run --quick failed");
-        let index: Value =
-            serde_json::from_str(&std::fs::read_to_string(results.join("index.json")).unwrap())
-                .unwrap();
-        let file = index["runs"][0]["file"].as_str().unwrap();
-        let text = std::fs::read_to_string(results.join(file)).unwrap();
+        let text = e2e::fixture::quick_run_evidence();
         let evidence = Evidence::from_json(&text).expect("valid evidence");
-        let mut second = evidence.clone();
-        second.environment.hostname = "second-host".into();
-        second.run.id = format!("{}-second", second.run.id);
-        std::fs::write(results.join("second.json"), second.to_json()).unwrap();
-        let www = dir.join("www");
-        build_site(&results, &www.join(SUB_PATH));
-        Fixture { www, evidence }
+        let dir = shared_fixture("site-share", |dir| {
+            let results = copy_of_quick_run(&dir.join("results"));
+            let mut second = evidence.clone();
+            second.environment.hostname = "second-host".into();
+            second.run.id = format!("{}-second", second.run.id);
+            std::fs::write(results.join("second.json"), second.to_json()).unwrap();
+            build_site(&results, &dir.join("www").join(SUB_PATH));
+        });
+        Fixture {
+            www: dir.join("www"),
+            evidence,
+        }
     })
-}
-
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A browser on a fresh profile at `url` (relative to the server), once the table has
@@ -104,7 +93,7 @@ const STATE_JS: &str = "return { \
 #[test]
 fn a_permalink_reopens_the_same_view() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let first = open_at(&server, "permalink-a", SUB_PATH);
     let history = first.exec("return history.length;", json!([]));
@@ -201,7 +190,7 @@ const DETAIL_JS: &str = "return [...document.querySelectorAll('#run-list tbody t
 #[test]
 fn a_permalink_reopens_the_runs_picked_for_detail() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let first = open_at(&server, "detail-a", SUB_PATH);
     let newest = first.exec(DETAIL_JS, json!([]));
@@ -237,7 +226,7 @@ fn a_permalink_reopens_the_runs_picked_for_detail() {
 #[test]
 fn unknown_or_broken_url_state_is_ignored() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let plain = open_at(&server, "url-plain", SUB_PATH);
     let default_state = plain.exec(STATE_JS, json!([]));
@@ -263,7 +252,7 @@ const CATCH_JS: &str = "window.__dl = []; const blobs = new Map(); \
 #[test]
 fn charts_download_as_png_and_svg_and_the_table_as_markdown() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let browser = open_at(&server, "downloads", SUB_PATH);
     browser.exec(CATCH_JS, json!([]));
@@ -372,7 +361,7 @@ fn charts_download_as_png_and_svg_and_the_table_as_markdown() {
 #[test]
 fn controls_are_named_and_every_chart_has_its_data_as_text() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let browser = open_at(&server, "a11y", SUB_PATH);
     let unnamed = browser.exec(
@@ -414,7 +403,7 @@ fn controls_are_named_and_every_chart_has_its_data_as_text() {
 #[test]
 fn the_site_works_under_a_project_pages_sub_path() {
     let fx = fixture();
-    let _g = one_at_a_time();
+    let _g = one_at_a_time("browser");
     let server = Server::start(&fx.www);
     let browser = open_at(&server, "sub-path", SUB_PATH);
     let ink = browser.exec(
