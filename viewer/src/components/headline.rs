@@ -168,7 +168,7 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
 /// CPU work beside time: instructions per handshake per end next to the p50, and the
 /// resume speedups in both units (nothing where the run counted no instructions).
 fn work(ev: &shared::Evidence) -> Html {
-    use crate::data::format::{fmt_opt_us, fmt_ratio, fmt_ratio_ci};
+    use crate::data::format::{fmt_ci_ratio, fmt_opt_us, fmt_ratio, fmt_ratio_ci};
     use crate::data::work::{fmt_count, resume_units, work_rows, TWO_UNITS};
     let rows = work_rows(ev);
     if rows.is_empty() {
@@ -213,7 +213,10 @@ fn work(ev: &shared::Evidence) -> Html {
                             for u in units.iter() {
                                 <tr data-arm={u.resumed.clone()}>
                                     <th scope="row" title={u.resumed.clone()}>{u.label.clone()}</th>
-                                    <td class="num">{fmt_ratio_ci(u.wall, u.wall_ci)}</td>
+                                    <td class="num">{match u.wall_ci {
+                                        Some(ci) => format!("{} {}", fmt_ratio(u.wall), fmt_ci_ratio(ci)),
+                                        None => fmt_ratio_ci(u.wall, None),
+                                    }}</td>
                                     <td class="num">{opt_x(u.instructions.client)}</td>
                                     <td class="num">{fmt_ratio(u.instructions.server)}</td>
                                     <td class="num">{opt_x(u.instructions.both)}</td>
