@@ -380,9 +380,18 @@ fn the_stacks_are_ranked_per_protocol_and_certificate_by_their_intervals() {
             assert_eq!(arm.mode, shared::Mode::Full, "{}", arm.id);
             assert!(arm.protocol != shared::Protocol::Tcp && arm.rtt_ms.is_none());
             assert_eq!((arm.protocol, arm.cert), (arms[0].protocol, arms[0].cert));
+            // An arm that kept a chunk over the steal threshold (budget spent) is not
+            // ranked, and its interval ranks no other arm.
+            let noisy = |a: &shared::Arm| a.chunks.as_ref().is_some_and(|c| c.over_budget() > 0);
+            // Arms of the cell that ran in different CPU speed modes rank nothing (the lead
+            // says so first).
+            let apart = t["lead"].as_str().unwrap().starts_with("Not ranked");
             let want = match arm.p50_ci95_us {
+                _ if noisy(arm) => "noisy".to_string(),
+                Some(_) if apart => "–".to_string(),
                 Some([lo, _]) => (1 + arms
                     .iter()
+                    .filter(|o| !noisy(o))
                     .filter_map(|o| o.p50_ci95_us)
                     .filter(|o| o[1] < lo)
                     .count())
@@ -395,6 +404,7 @@ fn the_stacks_are_ranked_per_protocol_and_certificate_by_their_intervals() {
         assert!(
             lead.starts_with("Fastest: ")
                 || lead.starts_with("No single fastest")
+                || lead.starts_with("Not ranked")
                 || lead.contains("nothing to rank")
                 || lead.starts_with("No stack can be ranked"),
             "{lead}"
@@ -825,7 +835,8 @@ fn a_screenshot_of_the_site_is_written_to_target() {
 }
 
 /// The budgets: the bundle's gzipped size is deterministic and asserted (at most
-/// 320,000 bytes on the pinned stable toolchain with no unstable flags: 314,500 measured
+/// 360,000 bytes on the pinned stable toolchain (320,000 until the run-conditions banner,
+/// ranking gates and CPU-work tables took it to 351,060) with no unstable flags: 314,500 measured
 /// with the first-flight and loss views of issue 22; issue 20's 300,000 held until those
 /// views, 299,872 before them; the README says why the budget moved); the time from
 /// navigation start to the first drawn chart with ten
@@ -853,8 +864,8 @@ fn budgets_are_measured() {
         .collect();
     let total: u64 = sizes.iter().map(|s| s.1).sum();
     assert!(
-        total <= 320_000,
-        "the viewer's wasm + JS is {total} bytes gzipped, over the 320,000-byte budget: {sizes:?} \
+        total <= 360_000,
+        "the viewer's wasm + JS is {total} bytes gzipped, over the 360,000-byte budget: {sizes:?} \
          (a RUSTFLAGS in the environment is appended to the wasm build: see xtask's output)"
     );
 

@@ -5,7 +5,8 @@
 //! `=` to the same version as the viewer's `wasm-bindgen`, so it is always the version in
 //! Cargo.lock and a fresh machine needs nothing but `rustup target add` (done here).
 //!
-//! The bundle's download budget: wasm + JS ≤ 320,000 bytes gzipped (300,000 until the
+//! The bundle's download budget: wasm + JS ≤ 360,000 bytes gzipped (320,000 until issue 30's
+//! conditions banner, ranking gates and CPU-work tables took it to 351,060; 300,000 until the
 //! first-flight and loss views; README, "The bundle budget"), asserted in
 //! tests/e2e/site_browser.rs. Measured on this build (`gzip -9`) before the glance page:
 //! 278,281 bytes of wasm (720,068 raw) and 6,440 of minified JS, 284,721 in all; with it
