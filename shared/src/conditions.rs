@@ -13,11 +13,12 @@ use crate::noise::ArmChunks;
 use crate::schema::{Arm, Evidence};
 
 /// Steal over the whole run, on the CPU that had most, from which a run is noisy.
-/// Measured here on an idle 2-vCPU VM of the project's kind: 0–1.8% over 5 s windows;
-/// the runs of the noise issue saw 8–24%.
+/// Read here on a 2-vCPU VM of the project's kind with a build running beside: 0–1.8% per
+/// CPU over 5 s windows, and 0.4–1.4% over whole default runs; the noise issue's runs
+/// saw 8–24% (shared/notes/measurement-pitfalls.md §15).
 pub const STEAL_NOISY_PERCENT: f64 = 2.0;
-/// ... and from which it is unreliable: at 15–16% five runs of one build moved their
-/// p50s by 40–130%.
+/// ... and from which it is unreliable: the noise issue's runs at 15–16% steal moved
+/// their p50s by 40–130% between runs of one build (its figure, not this change's).
 pub const STEAL_UNRELIABLE_PERCENT: f64 = 15.0;
 /// Share of chunks set aside (measured again) from which a run is noisy.
 pub const SET_ASIDE_NOISY_SHARE: f64 = 0.10;
@@ -196,14 +197,14 @@ fn share(part: u64, of: u64) -> f64 {
     }
 }
 
-/// Nearest-rank percentile `q` (0–1) of `v` (sorted here); None when empty.
-fn percentile(v: &mut [f64], q: f64) -> Option<f64> {
+/// Nearest-rank percentile `p` (0–100) of `v` (sorted here): the definition every
+/// number of the lab uses ([`crate::cluster::nearest_rank`]); None when empty.
+fn percentile(v: &mut [f64], p: f64) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
     crate::order::sort_f64(v);
-    let rank = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    Some(v[rank - 1])
+    Some(crate::cluster::nearest_rank(v, p))
 }
 
 /// The run's fast reference: the 10th percentile of its chunks' speed probes.
@@ -213,13 +214,30 @@ pub fn fast_probe_us(arms: &[Arm]) -> Option<f64> {
         .filter_map(|a| a.chunks.as_ref())
         .flat_map(|c| c.list.iter().filter_map(|c| c.probe_us))
         .collect();
-    percentile(&mut probes, 0.10)
+    percentile(&mut probes, 10.0)
 }
 
 /// The run's conditions as its collector judged them (`run.conditions`), or, in a file
 /// written before that, as the rules judge what it recorded.
 pub fn of_run(e: &Evidence) -> Conditions {
     e.run.conditions.clone().unwrap_or_else(|| of(e))
+}
+
+/// The speed probes of every chunk of `arms` slower than the slow-mode line over `fast`
+/// (the run's fast reference), and how many chunks were probed.
+pub fn slow_probes(arms: &[Arm], fast: f64) -> (Vec<f64>, u64) {
+    let probes = arms
+        .iter()
+        .filter_map(|a| a.chunks.as_ref())
+        .flat_map(|c| c.list.iter().filter_map(|c| c.probe_us));
+    let (mut slow, mut probed) = (Vec::new(), 0);
+    for p in probes {
+        probed += 1;
+        if p > fast * SLOW_MODE_FACTOR {
+            slow.push(p);
+        }
+    }
+    (slow, probed)
 }
 
 /// Applies the rules to `e` (all its arms: a run's head or a filtered copy would judge
@@ -255,22 +273,14 @@ pub fn of(e: &Evidence) -> Conditions {
     }
     let fast = fast_probe_us(&e.arms);
     if let Some(fast) = fast {
-        let probes: Vec<f64> = chunked
-            .iter()
-            .flat_map(|c| c.list.iter().filter_map(|c| c.probe_us))
-            .collect();
-        let mut slow: Vec<f64> = probes
-            .iter()
-            .copied()
-            .filter(|p| *p > fast * SLOW_MODE_FACTOR)
-            .collect();
-        let s = share(slow.len() as u64, probes.len() as u64);
+        let (mut slow, probes) = slow_probes(&e.arms, fast);
+        let s = share(slow.len() as u64, probes);
         if s > MIXED_MODES_SHARE && s < 1.0 - MIXED_MODES_SHARE {
             reasons.push(Reason::SpeedModes {
                 slow: slow.len() as u64,
-                probed: probes.len() as u64,
+                probed: probes,
                 fast_us: fast,
-                slow_us: percentile(&mut slow, 0.5).unwrap_or(fast),
+                slow_us: percentile(&mut slow, 50.0).unwrap_or(fast),
             });
         }
     }

@@ -25,11 +25,7 @@ pub fn conditions(e: &Evidence) -> String {
             n.max_steal_percent
         );
         if let Some(fast) = c.fast_probe_us {
-            let slow = chunks
-                .iter()
-                .flat_map(|c| c.list.iter().filter_map(|c| c.probe_us))
-                .filter(|p| *p > fast * SLOW_MODE_FACTOR)
-                .count();
+            let slow = conditions::slow_probes(&e.arms, fast).0.len();
             let _ = writeln!(
                 out,
                 "  speed probe ({} X25519 keygen + agreements before each chunk, median): fast reference {fast:.1} µs; {slow} of {all} chunks slower than {:.1} µs",
