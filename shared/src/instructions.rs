@@ -192,25 +192,7 @@ impl InstructionCounting {
 mod tests {
     use super::*;
 
-    fn counted(client: f64, server: f64) -> Instructions {
-        let end = |per: f64| EndCount {
-            total: (per * 10.0) as u64,
-            per_handshake: per,
-            kinds: None,
-        };
-        Instructions {
-            tool: "valgrind-3.19.0 --tool=callgrind".into(),
-            build_profile: BuildProfile::Release,
-            scope: CountScope::Handshake,
-            window: "w".into(),
-            warmup_handshakes: 3,
-            outcome: CountOutcome::Counted(Counted {
-                handshakes: 10,
-                client: Some(end(client)),
-                server: end(server),
-            }),
-        }
-    }
+    use crate::sample::instructions as counted;
 
     #[test]
     fn a_resume_ratio_divides_full_by_resumed_per_end_and_together() {

@@ -202,3 +202,26 @@ pub fn evidence() -> Evidence {
         summary: false,
     }
 }
+
+/// A release-build handshake count of 10 handshakes after 3 warm-up, with `client` and
+/// `server` instructions per handshake (totals 10× those).
+pub fn instructions(client: f64, server: f64) -> crate::instructions::Instructions {
+    use crate::instructions::*;
+    let end = |per: f64| EndCount {
+        total: (per * 10.0) as u64,
+        per_handshake: per,
+        kinds: None,
+    };
+    Instructions {
+        tool: "valgrind-3.19.0 --tool=callgrind".into(),
+        build_profile: BuildProfile::Release,
+        scope: CountScope::Handshake,
+        window: "w".into(),
+        warmup_handshakes: 3,
+        outcome: CountOutcome::Counted(Counted {
+            handshakes: 10,
+            client: Some(end(client)),
+            server: end(server),
+        }),
+    }
+}

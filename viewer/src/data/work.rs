@@ -96,29 +96,9 @@ pub fn fmt_count(n: f64) -> String {
 mod tests {
     use super::*;
     use crate::data::testdata::with_tls12;
-    use shared::instructions::{
-        BuildProfile, CountOutcome, CountScope, Counted, EndCount, Instructions,
-    };
+    use shared::instructions::BuildProfile;
 
-    fn counted(client: f64, server: f64) -> Instructions {
-        let end = |n: f64| EndCount {
-            total: (n * 10.0) as u64,
-            per_handshake: n,
-            kinds: None,
-        };
-        Instructions {
-            tool: "valgrind-3.19.0 --tool=callgrind".into(),
-            build_profile: BuildProfile::Release,
-            scope: CountScope::Handshake,
-            window: "test".into(),
-            warmup_handshakes: 3,
-            outcome: CountOutcome::Counted(Counted {
-                handshakes: 10,
-                client: Some(end(client)),
-                server: end(server),
-            }),
-        }
-    }
+    use shared::sample::instructions as counted;
 
     #[test]
     fn arms_with_counts_give_rows_and_resumptions_both_units() {
