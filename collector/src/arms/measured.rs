@@ -103,14 +103,6 @@ impl Mark {
     }
 }
 
-/// What a chunk set aside held: its timed connections, and the samples of those that
-/// succeeded.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SetAside {
-    pub attempted: u64,
-    pub samples_us: Vec<f64>,
-}
-
 /// An arm's traced connections: the same window, with both ends' phases recorded.
 #[derive(Debug, Default, Clone)]
 pub struct Traced {
@@ -189,8 +181,8 @@ impl ArmRun {
     }
 
     /// Takes everything recorded since `mark` (one chunk, within the current round) out
-    /// of the arm's numbers, and returns it: the chunk is set aside.
-    pub(crate) fn set_aside(&mut self, mark: &Mark) -> SetAside {
+    /// of the arm's numbers, and returns the chunk's samples: the chunk is set aside.
+    pub(crate) fn set_aside(&mut self, mark: Mark) -> Vec<f64> {
         let [samples, connect, tcp, server_tcp, traces, keepalive, hellos, flights, chains] =
             mark.lens;
         let samples_us = self.samples_us.split_off(samples);
@@ -213,17 +205,13 @@ impl ArmRun {
             }
             (t.attempted, t.failed) = (attempted, failed);
         }
-        let attempted = self.attempted - mark.attempted;
         (self.attempted, self.failed) = (mark.attempted, mark.failed);
         self.timed_wall = mark.timed_wall;
         self.kinds = mark.kinds;
-        self.negotiated = mark.negotiated.clone();
+        self.negotiated = mark.negotiated;
         self.early_data = mark.early_data;
-        self.placed = mark.placed.clone();
-        SetAside {
-            attempted,
-            samples_us,
-        }
+        self.placed = mark.placed;
+        samples_us
     }
 
     /// Records one traced connection: its window among the traced samples, its phases,

@@ -80,7 +80,7 @@ impl Budget {
         self.round = round;
     }
 
-    /// Whether a chunk of arm `i` with steal `worst` is over the threshold.
+    /// Whether a chunk with steal `worst` (the worst CPU's) is over the threshold.
     fn over(&self, worst: Option<f64>) -> bool {
         match (self.settings, worst) {
             (Some(s), Some(w)) => w > s.max_steal_percent,
@@ -180,16 +180,13 @@ pub fn measure(
         _ if budget.reserve(i) => ChunkOutcome::SetAside,
         _ => ChunkOutcome::UsedOverBudget,
     };
-    let chunk_samples = (run.samples_us.len() - mark.samples()) as u64;
-    let (attempted, samples) = if outcome == ChunkOutcome::SetAside {
-        let aside = run.set_aside(&mark);
-        let n = aside.samples_us.len() as u64;
+    let samples = (run.samples_us.len() - mark.samples()) as u64;
+    let attempted = run.attempted - mark.attempted();
+    if outcome == ChunkOutcome::SetAside {
+        let aside = run.set_aside(mark);
         let chunks = run.chunks.get_or_insert_with(ArmChunks::default);
-        chunks.set_aside_us.extend(aside.samples_us);
-        (aside.attempted, n)
-    } else {
-        (run.attempted - mark.attempted(), chunk_samples)
-    };
+        chunks.set_aside_us.extend(aside);
+    }
     if watch {
         run.chunks
             .get_or_insert_with(ArmChunks::default)

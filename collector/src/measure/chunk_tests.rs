@@ -185,3 +185,22 @@ fn without_noise_settings_no_chunk_is_watched() {
     assert!(run.chunks.is_none());
     assert_eq!(run.samples_us, [2.0, 3.0, 5.0, 6.0, 8.0, 9.0]);
 }
+
+#[test]
+fn the_time_budget_is_a_share_of_the_whole_loop_projected_from_the_rounds_done() {
+    // 10 rounds; 1 s of first chunks so far, 0.6 s already spent measuring again.
+    let budget = |round| {
+        let mut b = Budget::new(Some(noise(10, 0.5)), 1, 10);
+        b.at_round(round);
+        b.spent(false, Duration::from_secs(1));
+        b.spent(true, Duration::from_millis(600));
+        b
+    };
+    // In round 0 the loop projects to 10 s: half of it is 5 s, so there is time left.
+    assert!(budget(0).reserve(0));
+    // In round 9 (the last) it projects to 1 s: half is 0.5 s, already spent.
+    assert!(!budget(9).reserve(0));
+    // The per-arm cap holds whatever the time: 10 extra chunks, then none.
+    let mut b = budget(0);
+    assert_eq!((0..12).filter(|_| b.reserve(0)).count(), 10);
+}
