@@ -5,7 +5,6 @@ use std::fmt::Write;
 use shared::{ComparisonKind, Evidence};
 
 mod conditions;
-pub use conditions::conditions;
 
 pub use crate::human::us;
 
