@@ -6,7 +6,7 @@ use std::process::Output;
 
 use e2e::{collector, only_evidence_file, run_ok, scratch};
 use serde_json::Value;
-use shared::{Evidence, Verdict};
+use shared::{conditions, Evidence, Verdict};
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -63,6 +63,49 @@ fn slowed(e: &Evidence) -> Evidence {
     s
 }
 
+/// `e` as a collector that recorded nothing of the host would have written it: no steal,
+/// no load, no chunk records, no verdict on the conditions.
+fn without_host_record(mut e: Evidence) -> Evidence {
+    e.run.conditions = None;
+    e.environment.steal_percent.clear();
+    e.environment.load_average.before = [0.0; 3];
+    e.environment.load_average.after = [0.0; 3];
+    for a in e.arms.iter_mut() {
+        a.chunks = None;
+    }
+    assert_eq!(
+        conditions::of_run(&e).level,
+        conditions::Level::Unrecorded,
+        "the copy records nothing of the host"
+    );
+    e
+}
+
+/// The run as measured against its 20% slower copy (same conditions, the copy's): an
+/// unreliable run makes every verdict inconclusive and nothing a regression (exit 0); in
+/// any other run an arm is inconclusive only with a note of what the host did to it.
+fn host_decides_first(run_file: &Path, dir: &Path, run: &Evidence) {
+    let copy = dir.join("slowed-as-measured.json");
+    std::fs::write(&copy, slowed(run).to_json()).unwrap();
+    let out = compare(run_file, &copy, &["--json"]);
+    let c: Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    let unreliable = conditions::of_run(run).level == conditions::Level::Unreliable;
+    for row in c["arms"].as_array().unwrap() {
+        let inconclusive = row["verdict"] == Verdict::Inconclusive.as_str();
+        if unreliable {
+            assert!(inconclusive, "{row}");
+        }
+        if inconclusive {
+            assert!(row["note"].as_str().is_some_and(|n| !n.is_empty()), "{row}");
+            assert_eq!(row["regression"], false, "{row}");
+        }
+    }
+    if unreliable {
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+        assert_eq!(c["regressions"], 0);
+    }
+}
+
 #[test]
 fn compare_finds_a_twenty_percent_slowdown_and_no_difference_with_itself() {
     let dir = scratch("compare");
@@ -92,12 +135,34 @@ fn compare_finds_a_twenty_percent_slowdown_and_no_difference_with_itself() {
         ],
         &run_dir,
     );
-    let old_file = only_evidence_file(&run_dir);
+    let run_file = only_evidence_file(&run_dir);
+    // The host's conditions decide first: on a box whose hypervisor took 15% or more the
+    // run is unreliable and every verdict inconclusive, whatever the intervals say. That
+    // rule is checked on the run as measured; the interval rule on a copy that recorded
+    // nothing of the host (conditions unrecorded on both sides are no reason).
+    host_decides_first(&run_file, &dir, &old);
+    // The same run as a host that took a fifth of a CPU would have recorded it: that
+    // branch runs on every machine, not only on a noisy one.
+    let mut stolen = old.clone();
+    stolen.run.conditions = None;
+    stolen.environment.steal_percent = [("cpu0".to_string(), 20.0)].into();
+    assert_eq!(
+        conditions::of_run(&stolen).level,
+        conditions::Level::Unreliable
+    );
+    let stolen_file = dir.join("stolen.json");
+    std::fs::write(&stolen_file, stolen.to_json()).unwrap();
+    host_decides_first(&stolen_file, &dir, &stolen);
+    let old = without_host_record(old);
+    let old_file = dir.join("old.json");
+    std::fs::write(&old_file, old.to_json()).unwrap();
     let new = slowed(&old);
     let new_file = dir.join("slowed.json");
     std::fs::write(&new_file, new.to_json()).unwrap();
-    // The copy is valid evidence, as any file compare reads must be.
-    Evidence::from_json(&std::fs::read_to_string(&new_file).unwrap()).expect("valid");
+    // The copies are valid evidence, as any file compare reads must be.
+    for f in [&old_file, &new_file] {
+        Evidence::from_json(&std::fs::read_to_string(f).unwrap()).expect("valid");
+    }
 
     let out = compare(&old_file, &new_file, &["--json"]);
     assert_eq!(out.status.code(), Some(4), "stderr: {}", text(&out.stderr));
