@@ -192,3 +192,90 @@ fn a_missing_valgrind_gives_a_plain_line_and_a_run_without_counts() {
     assert_eq!(lines.len(), 1, "{stderr}");
     assert_eq!(resumed_arm(&e).succeeded, 2, "the timed arm still ran");
 }
+
+/// The peer servers OpenSSL `s_server` and nginx are counted as whole processes, server
+/// side only: every measured arm gets a count of the asked handshakes, labelled as such;
+/// nginx's end reports each counted handshake's kind (its access log), s_server's does
+/// not; and a resumed handshake costs the server fewer instructions than a full one
+/// (no certificate, no signature), which s_server, reporting nothing, is held to.
+#[test]
+fn peer_servers_are_counted_as_whole_processes_server_side() {
+    let name = "peer_servers_are_counted_as_whole_processes_server_side";
+    if !["valgrind", "openssl", "nginx"]
+        .iter()
+        .all(|t| shared::testing::needs_tool(name, t))
+    {
+        return;
+    }
+    let dir = scratch("instructions-peers");
+    let mut cmd = counting();
+    cmd.args(["run", "--quick", "--no-floor", "--samples", "4"])
+        .args(["--certs", "ecdsa-p256", "--groups", "x25519"])
+        .args([
+            "--arms",
+            "tls13-full-ecdsa-p256-x25519*,rustls-vs-s_server-tls13-*,rustls-vs-nginx-tls13-*",
+        ])
+        .args(["--instructions-handshakes", "3"])
+        .arg("--out")
+        .arg(&dir);
+    let out = cmd.output().expect("collector runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let e = read_evidence(&dir);
+    let peers: Vec<&shared::Arm> = e
+        .arms
+        .iter()
+        .filter(|a| a.id.starts_with("rustls-vs-"))
+        .collect();
+    let ids: Vec<&str> = peers.iter().map(|a| a.id.as_str()).collect();
+    assert_eq!(
+        ids.len(),
+        5,
+        "s_server full and ticket, nginx full, stateful and ticket: {ids:?}"
+    );
+    let mut server_per = std::collections::BTreeMap::new();
+    for a in &peers {
+        let ins = a
+            .instructions
+            .as_ref()
+            .unwrap_or_else(|| panic!("{} has no count", a.id));
+        assert_eq!(ins.scope, shared::CountScope::WholeProcess, "{}", a.id);
+        assert_eq!(ins.build_profile, shared::BuildProfile::Release);
+        let c = ins
+            .counted()
+            .unwrap_or_else(|| panic!("{}: {:?}", a.id, ins.outcome));
+        assert_eq!((c.handshakes, c.client), (3, None), "{}", a.id);
+        assert!(c.server.total > 0);
+        let kinds = c.server.kinds;
+        if a.id.contains("nginx") {
+            let k = kinds.unwrap_or_else(|| panic!("{}: nginx reports its end", a.id));
+            let (full, resumed) = if a.mode == Mode::Resumed {
+                (0, 3)
+            } else {
+                (3, 0)
+            };
+            assert_eq!((k.full, k.resumed), (full, resumed), "{}", a.id);
+        } else {
+            assert_eq!(kinds, None, "{}: s_server reports nothing", a.id);
+        }
+        server_per.insert(a.id.clone(), c.server.per_handshake);
+    }
+    for stack in ["s_server", "nginx"] {
+        let full = server_per[&format!("rustls-vs-{stack}-tls13-full-ecdsa-p256-x25519")];
+        let ticket =
+            server_per[&format!("rustls-vs-{stack}-tls13-resumed-ticket-ecdsa-p256-x25519")];
+        assert!(
+            ticket < full,
+            "{stack}: a resumed handshake counted {ticket} instructions, a full one {full}"
+        );
+    }
+    // The rustls arm is counted per end as before, beside them.
+    let rustls = e
+        .arms
+        .iter()
+        .find(|a| a.id == "tls13-full-ecdsa-p256-x25519")
+        .and_then(|a| a.instructions.as_ref())
+        .expect("the rustls arm is counted");
+    assert_eq!(rustls.scope, shared::CountScope::Handshake);
+    conforms(&dir);
+}

@@ -9,6 +9,9 @@
 //! → measure ([`phase::run`] → [`group`] per certificate kind → [`process`] per end,
 //! [`valgrind`] for the command and the counts) → record (each arm's `instructions`, the run's
 //! `settings.instructions`) → the summary's block ([`report`]).
+//!
+//! The peer servers OpenSSL `s_server` and nginx are counted in the peer phase, as whole
+//! processes, server side only ([`whole`], lent to `crate::arms::peer::counted`).
 
 pub mod calibrate;
 pub mod group;
@@ -19,6 +22,7 @@ pub mod process;
 pub mod report;
 pub mod side;
 pub mod valgrind;
+pub mod whole;
 pub mod window;
 
 pub use plan::{decide, Context, Decision, InstructionArgs};

@@ -69,7 +69,7 @@ pub fn run(
     let (outcomes, parallel) = count_all(&plan, certs, stop)?;
     let wall = started.elapsed();
     let tool = plan.valgrind.tool();
-    let mut attached = 0;
+    let (mut attached, mut failed) = (0, 0);
     for (spec, outcome) in plan.arms.iter().zip(outcomes) {
         let Some(outcome) = outcome else { continue };
         let id = spec.id();
@@ -79,6 +79,7 @@ pub fn run(
         else {
             continue;
         };
+        failed += usize::from(matches!(outcome, CountOutcome::Failed { .. }));
         arm.instructions = Some(Instructions {
             tool: tool.clone(),
             build_profile: BUILD_PROFILE,
@@ -89,15 +90,6 @@ pub fn run(
         });
         attached += 1;
     }
-    let failed = arms
-        .iter()
-        .filter(|a| {
-            matches!(
-                a.instructions.as_ref().map(|i| &i.outcome),
-                Some(CountOutcome::Failed { .. })
-            )
-        })
-        .count();
     eprintln!(
         "collector: counted {} arms in {:.1} s{}",
         attached - failed,

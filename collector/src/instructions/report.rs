@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use shared::{Arm, CountOutcome, Evidence, InstructionCounting, Mode, ResumeRatio};
+use shared::{Arm, CountOutcome, CountScope, Evidence, InstructionCounting, Mode, ResumeRatio};
 
 /// `1234567` as `1,234,567`.
 pub fn thousands(v: f64) -> String {
@@ -39,6 +39,15 @@ pub fn summary(e: &Evidence) -> String {
         phase.wall_s
     );
     let counted: Vec<&Arm> = e.arms.iter().filter(|a| a.instructions.is_some()).collect();
+    if counted
+        .iter()
+        .any(|a| a.instructions.as_ref().map(|i| i.scope) == Some(CountScope::WholeProcess))
+    {
+        let _ = writeln!(
+            out,
+            "  (peer servers, client `-`: the server's whole process over the handshakes and their requests, less its idle rate; not comparable with a rustls end's window)"
+        );
+    }
     let w = counted.iter().map(|a| a.id.len()).max().unwrap_or(3).max(3);
     let _ = writeln!(
         out,

@@ -230,6 +230,7 @@ impl Phase {
                 store: &store,
                 tools: &self.tools,
                 lent: LENT,
+                under: None,
             };
             for stack in STACKS {
                 let idx: Vec<usize> = runnable

@@ -242,6 +242,15 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
             arms.extend(open_loop::arms(&spec, &args.open_loop, &cert_store, &stop)?);
         }
     }
+    // The peer servers are counted in their phase, with the counting phase's plan.
+    let whole = match &counting {
+        instructions::Decision::Count(p) => Some(instructions::whole::WholeCounter::new(
+            &p.valgrind,
+            p.handshakes,
+            p.warmup,
+        )),
+        _ => None,
+    };
     let mut peer = peer_phase.run(&arms::peer::Context {
         quick: args.quick,
         rounds: plan.rounds,
@@ -251,6 +260,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         noise: plan.noise,
         io_timeout,
         stop: &stop,
+        counter: whole.as_ref().map(|w| w as &dyn arms::peer::ProcessCounter),
     })?;
     arms.append(&mut peer.arms);
     let interrupted = stop.load(Ordering::SeqCst);

@@ -169,7 +169,7 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
 /// resume speedups in both units (nothing where the run counted no instructions).
 fn work(ev: &shared::Evidence) -> Html {
     use crate::data::format::{fmt_ci_ratio, fmt_opt_us, fmt_ratio, fmt_ratio_ci};
-    use crate::data::work::{fmt_count, resume_units, work_rows, TWO_UNITS};
+    use crate::data::work::{fmt_count, resume_units, work_rows, TWO_UNITS, WHOLE_PROCESS};
     let rows = work_rows(ev);
     if rows.is_empty() {
         return html! {};
@@ -193,14 +193,17 @@ fn work(ev: &shared::Evidence) -> Html {
                             <tr data-arm={r.arm.clone()}>
                                 <th scope="row" title={r.arm.clone()}>{r.label.clone()}</th>
                                 <td class="num">{fmt_opt_us(r.p50_us)}</td>
-                                <td class="num">{opt(r.client)}</td>
-                                <td class="num">{fmt_count(r.server)}</td>
+                                <td class="num">{if r.whole_process { "not counted".to_string() } else { opt(r.client) }}</td>
+                                <td class="num">{fmt_count(r.server)}{if r.whole_process { " (whole process)" } else { "" }}</td>
                                 <td class="num">{opt(r.both)}</td>
                             </tr>
                         }
                     </tbody>
                 </table>
             </div>
+            if rows.iter().any(|r| r.whole_process) {
+                <p class="hint" id="work-whole-process">{WHOLE_PROCESS}</p>
+            }
             if !units.is_empty() {
                 <div class="table-wrap">
                     <table id="resume-units" class="arms">

@@ -3,7 +3,7 @@
 //! resume speedups in both units side by side.
 
 use shared::instructions::ResumeRatio;
-use shared::{Arm, ComparisonKind, Evidence};
+use shared::{Arm, ComparisonKind, CountScope, Evidence};
 
 use super::headline::short_label;
 
@@ -21,7 +21,12 @@ pub struct WorkRow {
     pub both: Option<f64>,
     /// `debug` or `release`: counts of different builds never compare.
     pub build: &'static str,
+    /// A peer server's whole process (server side only), not an end's handshake window.
+    pub whole_process: bool,
 }
+
+/// What a whole-process row is, said once under the table where it has one.
+pub const WHOLE_PROCESS: &str = "Peer servers (OpenSSL s_server, nginx) are counted as whole processes, server side only: everything the server executed over the counted handshakes and their requests (its event loop, logging), less what it executes idle. They compare with each other, not with a rustls end's handshake window.";
 
 /// One resumption: full ÷ resumed in wall-clock p50 and in instructions.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +60,7 @@ pub fn work_rows(e: &Evidence) -> Vec<WorkRow> {
                 server: c.server.per_handshake,
                 both: c.both_per_handshake(),
                 build: i.build_profile.as_str(),
+                whole_process: i.scope == CountScope::WholeProcess,
             })
         })
         .collect()
@@ -123,6 +129,7 @@ mod tests {
             (full.client, full.server, full.both),
             (Some(2e6), 8e6, Some(1e7))
         );
+        assert!(rows.iter().all(|r| !r.whole_process));
         let units = resume_units(&e);
         assert_eq!(units.len(), 1);
         let u = &units[0];
@@ -154,5 +161,23 @@ mod tests {
         assert_eq!(fmt_count(7_243_604.0), "7.24 M");
         assert_eq!(fmt_count(147_215.0), "147 k");
         assert_eq!(fmt_count(999.0), "999");
+    }
+
+    #[test]
+    fn a_peer_servers_whole_process_count_is_a_row_of_its_own_kind_without_a_client() {
+        let mut e = with_tls12();
+        let id = e.arms[0].id.clone();
+        let mut ins = counted(1.0, 3_000_000.0);
+        ins.scope = CountScope::WholeProcess;
+        if let shared::CountOutcome::Counted(c) = &mut ins.outcome {
+            c.client = None;
+        }
+        e.arms[0].instructions = Some(ins);
+        let rows = work_rows(&e);
+        assert_eq!(rows.len(), 1);
+        let r = &rows[0];
+        assert_eq!(r.arm, id);
+        assert!(r.whole_process);
+        assert_eq!((r.client, r.server, r.both), (None, 3e6, None));
     }
 }

@@ -85,6 +85,10 @@ impl PeerServer for Nginx {
         Nginx::check_alive(self)
     }
 
+    fn pid(&self) -> Option<u32> {
+        Some(Nginx::pid(self))
+    }
+
     fn problem(&self) -> Option<String> {
         let bad = self.errors();
         bad.first().map(|first| {
@@ -154,6 +158,7 @@ impl PeerStack for Peer {
             s_time_slices(w, &s_time, &mut target, &both, records)?;
         }
         servers.finish(records);
+        crate::arms::peer::counted::count_servers(self, w, idx, records);
         Ok(())
     }
 

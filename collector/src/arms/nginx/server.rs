@@ -126,6 +126,10 @@ impl Nginx {
         self.process.check_alive()
     }
 
+    pub fn pid(&self) -> u32 {
+        self.process.pid()
+    }
+
     /// A reader of its access log from now on.
     pub fn access_log(&self) -> Result<AccessLog> {
         access_log::open(self.setup.access_log(&self.dir), self.io_timeout)
@@ -158,6 +162,10 @@ impl ServerStack for Peer {
         NGINX
     }
 
+    fn counts_under(&self) -> bool {
+        true
+    }
+
     /// Tickets off for the stateful arms; with `--nginx-resumption-off` one setup, with
     /// neither cache nor tickets.
     fn setup(&self, cell: &Cell, args: &PeerArgs) -> Setup {
@@ -183,7 +191,8 @@ impl ServerStack for Peer {
         let name = setup.name();
         dir.subdir(&format!("nginx-{name}-tmp"))?;
         let conf = dir.write(
-            &format!("nginx-{name}.conf"),
+            // One per start: a setup's server is started again to count its instructions.
+            &format!("nginx-{name}-{}.conf", addr.port()),
             setup.config(addr, dir.path(), files).as_bytes(),
         )?;
         let mut cmd = Command::new(program);
@@ -194,7 +203,7 @@ impl ServerStack for Peer {
             .arg("-e")
             .arg(setup.error_log(dir.path()))
             .args(["-g", "daemon off; master_process off;"]);
-        let launch = Launch::new("nginx", "nginx", name, addr, Output::StderrOnly);
+        let launch = Launch::new("nginx", "nginx", name, addr, Output::StderrOnly).under(w.under);
         Ok(Nginx {
             setup,
             process: launch.start(&mut cmd, dir, io_timeout, ready)?.process,

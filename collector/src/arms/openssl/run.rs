@@ -44,14 +44,11 @@ impl ServerStack for Peer {
         w: &Work,
         ready: &dyn Fn(SocketAddr) -> Result<()>,
     ) -> Result<ServerProcess> {
-        s_server::start(
-            program,
-            (&w.files[&cert], &w.dir.path().join("www")),
-            group,
-            (w.dir, &cert.to_string()),
-            w.ctx.io_timeout,
-            ready,
-        )
+        s_server::start(program, cert, group, w, ready)
+    }
+
+    fn counts_under(&self) -> bool {
+        true
     }
 }
 
@@ -96,6 +93,7 @@ pub(super) fn run(w: &Work, idx: &[usize], records: &mut [Option<Arm>]) -> Resul
     };
     s_time_slices(w, &s_time, &mut targets, version, records)?;
     servers.finish(records);
+    crate::arms::peer::counted::count_servers(&Peer, w, idx, records);
     Ok(())
 }
 

@@ -4,34 +4,34 @@
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
 
 use anyhow::{anyhow, Result};
-use shared::KxGroup;
+use shared::{CertKind, KxGroup};
 
 use super::group_name;
-use crate::arms::peer::files::PemFiles;
 use crate::arms::peer::launch::{Launch, Output};
-use crate::arms::peer::private_dir::PrivateDir;
 use crate::arms::peer::process::{free_loopback_addr, ServerProcess};
+use crate::arms::peer::Work;
 
-/// Starts `openssl s_server -WWW` on 127.0.0.1 for `files`, serving `www` (which holds
-/// [`super::WWW_FILE`]), with the key exchange pinned to `group`; its stderr goes to
-/// `s_server-<stem>.stderr` in `dir`. Ready once `ready` succeeds against it (a handshake
-/// that presents the run's leaf: see [`crate::arms::peer::ready`]); killed on drop.
+/// Starts `openssl s_server -WWW` on 127.0.0.1 for `cert`'s files, serving the private
+/// folder's `www` (which holds [`super::WWW_FILE`]), with the key exchange pinned to
+/// `group`, under [`Work::under`] where it is set; its stderr goes to
+/// `s_server-<cert>.stderr` in the private folder. Ready once `ready` succeeds against it
+/// (a handshake that presents the run's leaf: see [`crate::arms::peer::ready`]); killed on
+/// drop.
 pub fn start(
     program: &Path,
-    (files, www): (&PemFiles, &Path),
+    cert: CertKind,
     group: KxGroup,
-    (dir, stem): (&PrivateDir, &str),
-    io_timeout: Duration,
+    w: &Work,
     ready: &dyn Fn(SocketAddr) -> Result<()>,
 ) -> Result<ServerProcess> {
+    let (files, www, dir) = (&w.files[&cert], w.dir.path().join("www"), w.dir);
     let group = group_name(group)
         .ok_or_else(|| anyhow!("openssl s_server: OpenSSL 3.0 has no group {group}"))?;
     let addr = free_loopback_addr()?;
     let mut cmd = Command::new(program);
-    cmd.current_dir(www)
+    cmd.current_dir(&www)
         .args(["s_server", "-accept", &addr.to_string(), "-WWW", "-quiet"])
         .args(["-groups", group])
         .arg("-cert")
@@ -41,9 +41,12 @@ pub fn start(
     let launch = Launch::new(
         "openssl s_server",
         "s_server",
-        stem.to_string(),
+        cert.to_string(),
         addr,
         Output::StderrOnly,
-    );
-    Ok(launch.start(&mut cmd, dir, io_timeout, ready)?.process)
+    )
+    .under(w.under);
+    Ok(launch
+        .start(&mut cmd, dir, w.ctx.io_timeout, ready)?
+        .process)
 }

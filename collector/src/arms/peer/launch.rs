@@ -3,6 +3,7 @@
 //! way out) and the wait until a handshake with it presents the run's leaf. A stack says
 //! only how its command line is built ([`Launch::start`]).
 
+use std::ffi::OsString;
 use std::fs::File;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -38,6 +39,37 @@ pub struct Launch<'a> {
     pub setup: String,
     pub addr: SocketAddr,
     pub output: Output,
+    /// A program the server runs under (valgrind, to count its instructions), or none.
+    pub under: Option<&'a Under>,
+}
+
+/// A program another runs under, with its own arguments before the other's command line
+/// (e.g. `valgrind --tool=callgrind … openssl s_server …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Under {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+}
+
+impl Under {
+    /// `cmd` run under this program: the same program, arguments, folder and
+    /// environment, after this program and its arguments.
+    pub fn around(&self, cmd: &Command) -> Command {
+        let mut out = Command::new(&self.program);
+        out.args(&self.args)
+            .arg(cmd.get_program())
+            .args(cmd.get_args());
+        if let Some(dir) = cmd.get_current_dir() {
+            out.current_dir(dir);
+        }
+        for (k, v) in cmd.get_envs() {
+            match v {
+                Some(v) => out.env(k, v),
+                None => out.env_remove(k),
+            };
+        }
+        out
+    }
 }
 
 /// A started server and the files its output goes to.
@@ -64,7 +96,13 @@ impl<'a> Launch<'a> {
             setup,
             addr,
             output,
+            under: None,
         }
+    }
+
+    /// The same server, run under `under` where it is given.
+    pub fn under(self, under: Option<&'a Under>) -> Launch<'a> {
+        Launch { under, ..self }
     }
 
     /// Sends `cmd`'s output where [`Launch::output`] says (stdin from /dev/null), starts
@@ -76,6 +114,8 @@ impl<'a> Launch<'a> {
         io_timeout: Duration,
         ready: &dyn Fn(SocketAddr) -> Result<()>,
     ) -> Result<Launched> {
+        let mut wrapped = self.under.map(|u| u.around(cmd));
+        let cmd = wrapped.as_mut().unwrap_or(cmd);
         let log = dir.path().join(format!("{}.log", self.stem));
         let err = dir.path().join(format!("{}.stderr", self.stem));
         let (stdout, stderr) = match self.output {
@@ -147,6 +187,7 @@ mod tests {
             setup: "one".into(),
             addr,
             output: out,
+            under: None,
         };
         // Ready when this script answers (not when anything listens on the port: a port
         // picked free may be taken by another test's listener meanwhile, which answered
@@ -218,6 +259,7 @@ mod tests {
             setup: "one".into(),
             addr,
             output: Output::StderrOnly,
+            under: None,
         };
         let ready = |_: SocketAddr| -> Result<()> { anyhow::bail!("not yet") };
         let Err(e) = launch.start(
@@ -229,5 +271,43 @@ mod tests {
             panic!("`false` cannot become ready");
         };
         assert!(format!("{e:#}").starts_with("false (one): "), "{e:#}");
+    }
+
+    #[test]
+    fn a_command_under_another_keeps_its_arguments_folder_and_environment() {
+        let mut inner = Command::new("/usr/bin/openssl");
+        inner
+            .args(["s_server", "-accept", "127.0.0.1:1"])
+            .current_dir("/tmp/www")
+            .env("HLAB_SET", "1")
+            .env_remove("HLAB_GONE");
+        let under = Under {
+            program: "/usr/bin/valgrind".into(),
+            args: vec!["--tool=callgrind".into(), "--log-file=/tmp/l".into()],
+        };
+        let outer = under.around(&inner);
+        assert_eq!(outer.get_program(), "/usr/bin/valgrind");
+        let args: Vec<&std::ffi::OsStr> = outer.get_args().collect();
+        assert_eq!(
+            args,
+            [
+                "--tool=callgrind",
+                "--log-file=/tmp/l",
+                "/usr/bin/openssl",
+                "s_server",
+                "-accept",
+                "127.0.0.1:1"
+            ]
+        );
+        assert_eq!(
+            outer.get_current_dir(),
+            Some(std::path::Path::new("/tmp/www"))
+        );
+        let envs: std::collections::BTreeMap<_, _> = outer.get_envs().collect();
+        let os = std::ffi::OsStr::new;
+        assert_eq!(
+            envs,
+            [(os("HLAB_GONE"), None), (os("HLAB_SET"), Some(os("1")))].into()
+        );
     }
 }

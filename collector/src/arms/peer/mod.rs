@@ -6,7 +6,8 @@
 //! timing loop the driver lends), and the parts every stack uses: the private folder for
 //! keys and configs ([`private_dir`], [`files`]), peer processes ([`process`], started
 //! once by [`launch`]) and their readiness ([`ready`]), server logs matched by port
-//! ([`port_log`]), and the rustls client against a server stack ([`servers`]).
+//! ([`port_log`]), the rustls client against a server stack ([`servers`]), and a server's
+//! instructions per handshake counted as a whole process ([`counted`]).
 //!
 //! The driver of the peer phase (`crate::peers`: the list of stacks, planning, tool look-up,
 //! skips) sits above the timing loop; nothing here names it, nor the loop, so the stacks
@@ -15,6 +16,7 @@
 
 mod args;
 pub mod arm;
+pub mod counted;
 pub mod files;
 pub mod launch;
 pub mod port_log;
@@ -27,5 +29,6 @@ pub mod work;
 
 pub use args::PeerArgs;
 pub use arm::{ask_version, first_line, PeerArm, Tool};
+pub use counted::ProcessCounter;
 pub use stack::PeerStack;
 pub use work::{Context, Lent, Work};

@@ -60,6 +60,7 @@ impl PrivateDir {
         ));
         DirBuilder::new()
             .mode(0o700)
+            .recursive(true)
             .create(&path)
             .with_context(|| format!("could not create the private folder {}", path.display()))?;
         registry.live().push(path.clone());
@@ -85,11 +86,13 @@ impl PrivateDir {
         Ok(path)
     }
 
-    /// Creates the sub-folder `name` (mode 0700).
+    /// Creates the sub-folder `name` (mode 0700), or finds it there (a server started again
+    /// for the same setup).
     pub fn subdir(&self, name: &str) -> Result<PathBuf> {
         let path = self.path.join(name);
         DirBuilder::new()
             .mode(0o700)
+            .recursive(true)
             .create(&path)
             .with_context(|| format!("could not create {}", path.display()))?;
         Ok(path)

@@ -189,6 +189,10 @@ impl ServerProcess {
         }
     }
 
+    pub fn pid(&self) -> u32 {
+        self.process.id()
+    }
+
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }

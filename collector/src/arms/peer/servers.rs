@@ -27,7 +27,7 @@ use crate::arms::{Cell, HandshakeMode, Session};
 /// start a server for it.
 pub trait ServerStack: Sync {
     /// What one server process is configured with (one process per distinct setup).
-    type Setup: Copy + Ord + fmt::Debug;
+    type Setup: Copy + Ord + fmt::Debug + Send + Sync;
     type Server: PeerServer;
     /// The program that runs the server.
     fn server_tool(&self) -> Tool;
@@ -42,8 +42,13 @@ pub trait ServerStack: Sync {
     }
     /// The setup the arm of `cell` connects to.
     fn setup(&self, cell: &Cell, args: &PeerArgs) -> Self::Setup;
-    /// Starts a server for `setup` (its program at `program`), ready once `ready`
-    /// succeeds against its address.
+    /// Whether [`ServerStack::start`] runs its server under [`Work::under`], so that its
+    /// instructions can be counted (see [`super::counted`]).
+    fn counts_under(&self) -> bool {
+        false
+    }
+    /// Starts a server for `setup` (its program at `program`, under [`Work::under`] where
+    /// [`ServerStack::counts_under`]), ready once `ready` succeeds against its address.
     fn start(
         &self,
         program: &Path,
@@ -61,6 +66,10 @@ pub trait PeerServer {
     fn view(&self) -> Result<Option<Box<dyn ServerView>>>;
     /// An error (with the end of its log) if the process has ended.
     fn check_alive(&mut self) -> Result<()>;
+    /// Its process id, where it is one process (a counter reaches it by it).
+    fn pid(&self) -> Option<u32> {
+        None
+    }
     /// What its logs show went wrong so far, if anything (it makes its arms errors).
     fn problem(&self) -> Option<String> {
         None
@@ -80,6 +89,10 @@ impl PeerServer for ServerProcess {
 
     fn check_alive(&mut self) -> Result<()> {
         ServerProcess::check_alive(self)
+    }
+
+    fn pid(&self) -> Option<u32> {
+        Some(ServerProcess::pid(self))
     }
 }
 
@@ -144,6 +157,7 @@ pub fn run_rustls_against<S: ServerStack>(
     let mut servers = Servers::new(stack, w)?;
     servers.run_rustls_arms(idx, records);
     servers.finish(records);
+    super::counted::count_servers(stack, w, idx, records);
     Ok(())
 }
 

@@ -18,6 +18,7 @@ use crate::arms::{ArmRun, ArmSpec, Plan, Session};
 use crate::certs::CertStore;
 
 /// The run's settings the peer phase needs.
+#[derive(Clone, Copy)]
 pub struct Context<'a> {
     pub quick: bool,
     pub rounds: u64,
@@ -28,6 +29,8 @@ pub struct Context<'a> {
     pub noise: Option<shared::NoiseSettings>,
     pub io_timeout: Duration,
     pub stop: &'a AtomicBool,
+    /// Where the run counts instructions: what counts the servers' (see [`super::counted`]).
+    pub counter: Option<&'a dyn super::ProcessCounter>,
 }
 
 /// A program looked up on PATH: its path and version, or why it cannot run.
@@ -49,6 +52,7 @@ pub struct Lent {
 }
 
 /// Everything a stack's arms need while they run.
+#[derive(Clone, Copy)]
 pub struct Work<'a> {
     pub ctx: &'a Context<'a>,
     pub plan: &'a Plan,
@@ -59,6 +63,8 @@ pub struct Work<'a> {
     pub store: &'a CertStore,
     pub(crate) tools: &'a BTreeMap<&'static str, Found>,
     pub lent: Lent,
+    /// What the servers a stack starts run under (a counter), or none: the timed arms'.
+    pub under: Option<&'a super::launch::Under>,
 }
 
 impl Work<'_> {

@@ -1,0 +1,371 @@
+//! A peer server's CPU work per handshake, as a whole-process instruction count: after a
+//! stack's timed arms, each setup's server is started once more under a counter
+//! ([`ProcessCounter`]: callgrind, lent from `crate::instructions`), and for each of its
+//! arms the rustls client makes the warm-up handshakes, the count is zeroed, the counted
+//! handshakes are made (each checked as a timed one: a resumed arm that did not resume gets
+//! no count) and the count is dumped. Then the server is left idle as long as its longest
+//! arm took (0.5 to 1 s), and what it executes idle per second is taken off each arm's
+//! count. Only the server is counted, as a whole process: its event loop, the request, its
+//! logging are in it; the client (this process) and the kernel are not.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _, Result};
+use shared::{Arm, CountOutcome, Counted, EndCount, Instructions, KindCounts};
+
+use super::launch::Under;
+use super::ready::presents_leaf;
+use super::servers::{PeerServer, RustlsAgainst, ServerStack};
+use super::work::{Context, Work};
+use crate::arms::rustls::www::WwwClient;
+use crate::arms::{verify, Cell, Session};
+
+/// What counts a peer server's instructions (valgrind's callgrind in the collector).
+pub trait ProcessCounter: Sync {
+    /// What a server counted as `name` runs under, its counter's files in `dir`.
+    fn under(&self, dir: &Path, name: &str) -> Under;
+    /// Counted handshakes per arm, and uncounted ones before them.
+    fn handshakes(&self) -> u64;
+    fn warmup(&self) -> u64;
+    /// Drops what process `pid` executed so far.
+    fn zero(&self, pid: u32) -> Result<()>;
+    /// The instructions process `pid` (counted as `dir`/`name`) executed since it was last
+    /// zeroed: its `k`-th dump, from 1.
+    fn dump(&self, pid: u32, dir: &Path, name: &str, k: usize) -> Result<u64>;
+    /// An arm's record of `outcome`.
+    fn record(&self, outcome: CountOutcome) -> Instructions;
+}
+
+/// How long a server started under the counter may take to answer its first handshake
+/// (valgrind translates its code as it first runs).
+const START: Duration = Duration::from_secs(60);
+/// The pause after a batch of handshakes before the count is zeroed or dumped, so that
+/// the server has served the last connection's close.
+const SETTLE: Duration = Duration::from_millis(150);
+/// The shortest and longest idle interval measured.
+const IDLE: (Duration, Duration) = (Duration::from_millis(500), Duration::from_secs(1));
+
+/// One arm's dump: what the server executed over its counted handshakes, and how long
+/// that took (between the zero and the dump).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Busy {
+    pub instructions: u64,
+    pub took: Duration,
+    pub kinds: Option<KindCounts>,
+}
+
+/// What the server executed idle: `instructions` over `took`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Idle {
+    pub instructions: u64,
+    pub took: Duration,
+}
+
+/// An arm's count: its dump less the idle rate over as long, over `handshakes`.
+pub fn counted(busy: Busy, idle: Idle, handshakes: u64) -> Result<Counted> {
+    let rate = idle.instructions as f64 / idle.took.as_secs_f64().max(1e-3);
+    let idle_part = rate * busy.took.as_secs_f64();
+    let total = busy.instructions as f64 - idle_part;
+    if handshakes == 0 || total < 1.0 {
+        bail!(
+            "the server executed {} instructions over {handshakes} handshakes, no more than idle over as long ({idle_part:.0})",
+            busy.instructions
+        );
+    }
+    let total = total.round() as u64;
+    Ok(Counted {
+        handshakes,
+        client: None,
+        server: EndCount {
+            total,
+            per_handshake: total as f64 / handshakes as f64,
+            kinds: busy.kinds,
+        },
+    })
+}
+
+/// Counts the server of every arm of `idx` that is a [`RustlsAgainst`] arm measured
+/// without error, where the run counts ([`Context::counter`]) and the stack's servers can
+/// run under a counter ([`ServerStack::counts_under`]); each gets its record's
+/// `instructions`. One server per setup, as many at once as the run has CPUs.
+pub fn count_servers<S: ServerStack>(
+    stack: &S,
+    w: &Work,
+    idx: &[usize],
+    records: &mut [Option<Arm>],
+) {
+    let Some(counter) = w.ctx.counter else { return };
+    if !stack.counts_under() {
+        return;
+    }
+    let mut setups: std::collections::BTreeMap<S::Setup, Vec<(usize, Cell)>> =
+        std::collections::BTreeMap::new();
+    for &i in idx {
+        let Some(&RustlsAgainst(cell)) = w.arms[i].detail::<RustlsAgainst>() else {
+            continue;
+        };
+        let measured = records[i]
+            .as_ref()
+            .is_some_and(|r| r.error.is_none() && r.skipped.is_none() && r.succeeded > 0);
+        if measured {
+            setups
+                .entry(stack.setup(&cell, w.args))
+                .or_default()
+                .push((i, cell));
+        }
+    }
+    if setups.is_empty() {
+        return;
+    }
+    let n: usize = setups.values().map(Vec::len).sum();
+    eprintln!(
+        "collector: counting {}'s instructions per handshake under callgrind, whole process: {n} arms × {} handshakes (after {} warm-up)",
+        stack.server_name(),
+        counter.handshakes(),
+        counter.warmup()
+    );
+    let started = Instant::now();
+    let setups: Vec<_> = setups.into_iter().collect();
+    // Counts do not care about contention: the setups' servers are counted at once, one
+    // per CPU the run may use (this phase runs after the stack's timed arms, and the next
+    // stack's wait for it).
+    let cpus = crate::cpu::plan().available.clone();
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..cpus.len().clamp(1, setups.len()) {
+            s.spawn(|| {
+                let _ = crate::cpu::pin_thread(&cpus);
+                loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some((setup, arms)) = setups.get(k) else {
+                        break;
+                    };
+                    if w.stopped() {
+                        break;
+                    }
+                    let name = format!("count-{}-{}", stack.server_name(), k + 1);
+                    let outcomes = match count_setup(stack, w, counter, *setup, arms, &name) {
+                        Ok(each) => each,
+                        Err(e) => arms.iter().map(|_| Err(anyhow::anyhow!("{e:#}"))).collect(),
+                    };
+                    let mut all = done.lock().unwrap_or_else(|e| e.into_inner());
+                    all.extend(arms.iter().map(|&(i, _)| i).zip(outcomes));
+                }
+            });
+        }
+    });
+    for (i, outcome) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        if let Some(rec) = records[i].as_mut() {
+            rec.instructions = Some(counter.record(match outcome {
+                Ok(c) => CountOutcome::Counted(c),
+                Err(e) => CountOutcome::Failed {
+                    error: format!("{e:#}"),
+                },
+            }));
+        }
+    }
+    eprintln!(
+        "collector: counted {}'s whole process in {:.1} s",
+        stack.server_name(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// One setup's server under the counter, and each of `arms`' counts.
+fn count_setup<S: ServerStack>(
+    stack: &S,
+    w: &Work,
+    counter: &dyn ProcessCounter,
+    setup: S::Setup,
+    arms: &[(usize, Cell)],
+    name: &str,
+) -> Result<Vec<Result<Counted>>> {
+    let (program, _) = w.tool(stack.server_tool().program)?;
+    let under = counter.under(w.dir.path(), name);
+    let ctx = Context {
+        io_timeout: START.max(w.ctx.io_timeout),
+        ..*w.ctx
+    };
+    let counted_work = Work {
+        ctx: &ctx,
+        under: Some(&under),
+        ..*w
+    };
+    let probe = arms.first().context("no arm")?.1.full().spec();
+    let ready = |addr: SocketAddr| presents_leaf(&probe, w.store, addr, ctx.io_timeout);
+    let mut server = stack
+        .start(program, setup, &counted_work, &ready)
+        .with_context(|| format!("{} under callgrind did not start", stack.server_name()))?;
+    let pid = server
+        .pid()
+        .context("the server's process id is not known: it cannot be counted")?;
+    // Off the servers' CPUs of the timed arms' placement: onto any the run may use.
+    crate::cpu::set_affinity(pid as libc::pid_t, &crate::cpu::plan().available)
+        .context("moving the counted server onto every CPU")?;
+    let mut dumps = 0;
+    let mut busy = Vec::new();
+    for &(_, cell) in arms {
+        if w.stopped() {
+            bail!("the run was stopped before this arm was counted");
+        }
+        busy.push(count_arm(
+            stack,
+            &mut server,
+            (&ctx, w),
+            counter,
+            cell,
+            (pid, name, &mut dumps),
+        ));
+    }
+    let longest = busy
+        .iter()
+        .filter_map(|b| b.as_ref().ok().map(|b| b.took))
+        .max()
+        .unwrap_or(Duration::ZERO);
+    let idle = measure_idle(counter, w.dir.path(), (pid, name, &mut dumps), longest)?;
+    server.check_alive()?;
+    if let Some(problem) = server.problem() {
+        bail!("{problem}");
+    }
+    let handshakes = counter.handshakes();
+    Ok(busy
+        .into_iter()
+        .map(|b| counted(b?, idle, handshakes))
+        .collect())
+}
+
+/// Arm `cell`'s counted handshakes against `server`: warm-up, zero, handshakes, dump.
+fn count_arm<S: ServerStack>(
+    stack: &S,
+    server: &mut S::Server,
+    (ctx, w): (&Context, &Work),
+    counter: &dyn ProcessCounter,
+    cell: Cell,
+    (pid, name, dumps): (u32, &str, &mut usize),
+) -> Result<Busy> {
+    let spec = cell.spec();
+    let mut client = WwwClient::new(
+        &spec,
+        w.store,
+        server.addr(),
+        ctx.io_timeout,
+        stack.server_name(),
+        server.view()?,
+    )?
+    .with_exchange(stack.exchange());
+    let reports = client.server_reports();
+    let mut kinds = KindCounts::default();
+    let one = |client: &mut WwwClient, kinds: &mut KindCounts| -> Result<()> {
+        let o = client.connect_once()?;
+        let problems = verify::check(&spec, &o, reports);
+        if !problems.is_empty() {
+            bail!(
+                "a counted handshake was not this arm's: {}",
+                problems.join("; ")
+            );
+        }
+        match o.server.map(|h| h.kind) {
+            Some(rustls::HandshakeKind::Resumed) => kinds.resumed += 1,
+            Some(rustls::HandshakeKind::Full) => kinds.full += 1,
+            Some(_) => kinds.full_with_hello_retry += 1,
+            None => {}
+        }
+        Ok(())
+    };
+    // The warm-up primes resumption (a resumed arm's first handshake is full): it must
+    // connect, and is not checked.
+    for _ in 0..counter.warmup() {
+        client.connect_once().context("a warm-up handshake")?;
+    }
+    std::thread::sleep(SETTLE);
+    counter.zero(pid)?;
+    let t = Instant::now();
+    for _ in 0..counter.handshakes() {
+        one(&mut client, &mut kinds)?;
+    }
+    std::thread::sleep(SETTLE);
+    *dumps += 1;
+    let instructions = counter.dump(pid, w.dir.path(), name, *dumps)?;
+    Ok(Busy {
+        instructions,
+        took: t.elapsed(),
+        kinds: reports.then_some(kinds),
+    })
+}
+
+/// What the server executes idle over `longest` (within [`IDLE`]).
+fn measure_idle(
+    counter: &dyn ProcessCounter,
+    dir: &Path,
+    (pid, name, dumps): (u32, &str, &mut usize),
+    longest: Duration,
+) -> Result<Idle> {
+    counter.zero(pid)?;
+    let t = Instant::now();
+    std::thread::sleep(longest.clamp(IDLE.0, IDLE.1));
+    *dumps += 1;
+    let instructions = counter.dump(pid, dir, name, *dumps)?;
+    Ok(Idle {
+        instructions,
+        took: t.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEC: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn the_idle_rate_over_the_arms_time_is_taken_off_before_dividing() {
+        // 10 handshakes in 2 s, 5,000,000 instructions; idle: 30,000 in 3 s (10,000/s),
+        // so 20,000 of them are idle: (5,000,000 - 20,000) / 10 = 498,000.
+        let busy = Busy {
+            instructions: 5_000_000,
+            took: 2 * SEC,
+            kinds: None,
+        };
+        let idle = Idle {
+            instructions: 30_000,
+            took: 3 * SEC,
+        };
+        let c = counted(busy, idle, 10).unwrap();
+        assert_eq!(c.handshakes, 10);
+        assert_eq!(c.client, None);
+        assert_eq!(c.server.total, 4_980_000);
+        assert_eq!(c.server.per_handshake, 498_000.0);
+    }
+
+    #[test]
+    fn a_dump_no_larger_than_idle_is_no_count() {
+        let busy = Busy {
+            instructions: 1_000,
+            took: SEC,
+            kinds: None,
+        };
+        let idle = Idle {
+            instructions: 2_000,
+            took: SEC,
+        };
+        let e = counted(busy, idle, 10).unwrap_err();
+        assert!(format!("{e}").contains("no more than idle"), "{e}");
+        assert!(counted(
+            Busy {
+                instructions: 5,
+                ..busy
+            },
+            Idle {
+                instructions: 0,
+                took: SEC
+            },
+            0
+        )
+        .is_err());
+    }
+}
