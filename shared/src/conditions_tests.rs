@@ -198,3 +198,25 @@ fn arms_that_ran_in_other_conditions_are_apart() {
     assert_eq!(ArmConditions::of(&old, fast), None);
     assert_eq!(arms_apart(None, cond(2)), None);
 }
+
+#[test]
+fn a_comparison_between_arms_in_other_speed_modes_is_apart() {
+    let mut e = run(&[0.0], &[used(10), used(10), used(10)]);
+    for c in &mut e.arms[1].chunks.as_mut().unwrap().list {
+        c.probe_us = Some(45.0);
+    }
+    let ratio = |baseline: &str, candidate: &str| crate::schema::Comparison {
+        kind: crate::schema::ComparisonKind::ResumeSpeedup,
+        baseline: baseline.into(),
+        candidate: candidate.into(),
+        p50_ratio: 2.0,
+        ci95: None,
+        ci_unavailable: None,
+        basis: None,
+    };
+    let why = comparison_apart(&e, &ratio("arm-0", "arm-1")).expect("apart");
+    assert!(why.contains("speed modes"), "{why}");
+    assert_eq!(comparison_apart(&e, &ratio("arm-0", "arm-2")), None);
+    // An arm the run does not have is no reason.
+    assert_eq!(comparison_apart(&e, &ratio("arm-0", "gone")), None);
+}

@@ -4,6 +4,7 @@
 //! serde types ([`schema`]), the schema version, and validation ([`Evidence::from_json`]).
 //! A JSON Schema of the same types is available through [`json_schema`].
 
+mod arm_conditions;
 pub mod cluster;
 pub mod conditions;
 mod history;

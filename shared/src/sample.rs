@@ -225,3 +225,22 @@ pub fn instructions(client: f64, server: f64) -> crate::instructions::Instructio
         }),
     }
 }
+
+/// `n` used chunks of 10 samples each, with no steal and a speed probe of `probe_us`.
+pub fn used_chunks(n: usize, probe_us: f64) -> crate::noise::ArmChunks {
+    use crate::noise::{ArmChunks, Chunk, ChunkOutcome};
+    ArmChunks {
+        list: vec![
+            Chunk {
+                round: 0,
+                steal_percent: Some(0.0),
+                probe_us: Some(probe_us),
+                attempted: 10,
+                samples: 10,
+                outcome: ChunkOutcome::Used,
+            };
+            n
+        ],
+        set_aside_us: Vec::new(),
+    }
+}

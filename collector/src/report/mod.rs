@@ -136,6 +136,9 @@ pub fn summary(e: &Evidence) -> String {
                 "  {:w$}  {:>7.2}x  ({ci}){basis}",
                 c.candidate, c.p50_ratio
             );
+            if let Some(why) = shared::conditions::comparison_apart(e, c) {
+                let _ = writeln!(out, "  {:w$}  ^ not a fair ratio: {why}", "");
+            }
         }
     }
     let keepalive = crate::evidence::keepalive::findings(&e.arms);

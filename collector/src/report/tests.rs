@@ -128,3 +128,23 @@ fn the_resumed_column_shows_only_the_ends_that_counted() {
         "{row:?}"
     );
 }
+
+#[test]
+fn a_speedup_whose_arms_ran_in_other_speed_modes_is_flagged_under_its_line() {
+    let mut e = shared::sample::evidence();
+    let c = e.comparisons[0].clone();
+    let chunks = |probe: f64| shared::sample::used_chunks(10, probe);
+    let flagged = |e: &shared::Evidence| {
+        summary(e)
+            .lines()
+            .filter(|l| l.contains("^ not a fair ratio"))
+            .count()
+    };
+    for a in &mut e.arms {
+        a.chunks = Some(chunks(30.0));
+    }
+    assert_eq!(flagged(&e), 0, "{}", summary(&e));
+    let slow = e.arms.iter_mut().find(|a| a.id == c.candidate).unwrap();
+    slow.chunks = Some(chunks(45.0));
+    assert_eq!(flagged(&e), 1, "{}", summary(&e));
+}

@@ -43,6 +43,9 @@ pub struct SpeedupBar {
     pub ci: Option<[f64; 2]>,
     /// Set when either arm has no result: then there is no speedup to show.
     pub no_result: Option<NoResult>,
+    /// Why the ratio is not a fair one, where its two arms ran in other conditions (a
+    /// noisy arm, or other CPU speed modes: `shared::conditions::comparison_apart`).
+    pub apart: Option<String>,
 }
 
 /// The `resume_speedup` and `zero_rtt_speedup` comparisons of a run whose resumed arm
@@ -111,6 +114,7 @@ pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
                 ratio: c.p50_ratio,
                 ci: c.ci95,
                 no_result,
+                apart: shared::conditions::comparison_apart(ev, c),
             })
         })
         .collect();

@@ -181,6 +181,7 @@ pub fn headline_speedups(ev: &Evidence) -> Vec<SpeedupBar> {
             ratio: c.map_or(0.0, |c| c.p50_ratio),
             ci: c.and_then(|c| c.ci95),
             no_result: why,
+            apart: c.and_then(|c| shared::conditions::comparison_apart(ev, c)),
         });
     }
     super::derive::sort_speedups(&mut out);

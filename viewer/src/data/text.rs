@@ -43,7 +43,11 @@ pub fn speedup_text(bars: &[SpeedupBar]) -> Vec<TextLine> {
                 Some(why) => (label, why.to_string(), why.is_error()),
                 None => {
                     let ci = b.ci.map_or_else(|| "(CI n/a)".into(), fmt_ci_ratio);
-                    (label, format!("{} {ci}", fmt_ratio(b.ratio)), false)
+                    let mut t = format!("{} {ci}", fmt_ratio(b.ratio));
+                    if let Some(why) = &b.apart {
+                        t.push_str(&format!(" — not a fair ratio: {why}"));
+                    }
+                    (label, t, false)
                 }
             }
         })
@@ -167,6 +171,24 @@ mod tests {
                 ),
             ]
         );
+
+        // A speedup whose resumed arm ran every chunk in the slow mode, its full arm none,
+        // says so after its ratio.
+        let mut ev = with_tls12();
+        for a in &mut ev.arms {
+            let probe = if a.mode == shared::Mode::Resumed {
+                45.0
+            } else {
+                30.0
+            };
+            a.chunks = Some(shared::sample::used_chunks(10, probe));
+        }
+        let lines = speedup_text(&resume_speedups(&ev, &ArmFilter::default()));
+        assert_eq!(lines.len(), 2);
+        for l in &lines {
+            assert!(l.1.contains("not a fair ratio"), "{l:?}");
+            assert!(l.1.contains("speed modes"), "{l:?}");
+        }
     }
 
     #[test]
