@@ -3,7 +3,7 @@
 //! resume speedups in both units side by side.
 
 use shared::instructions::ResumeRatio;
-use shared::{Arm, ComparisonKind, CountScope, Evidence};
+use shared::{Arm, ComparisonKind, CountScope, Evidence, Stack};
 
 use super::headline::short_label;
 
@@ -38,10 +38,17 @@ pub struct ResumeUnits {
     pub instructions: ResumeRatio,
 }
 
+/// The arm's short label and group, after its stacks where they are not rustls's on
+/// both ends (a peer server's row reads `rustls → nginx · …`).
 fn label(a: &Arm) -> String {
-    match a.kx_group {
+    let short = match a.kx_group {
         Some(g) => format!("{} · {g}", short_label(a)),
         None => short_label(a),
+    };
+    if a.client_stack == Stack::Rustls && a.server_stack == Stack::Rustls {
+        short
+    } else {
+        format!("{} · {short}", super::stacks::stack_pair(a))
     }
 }
 
@@ -166,17 +173,24 @@ mod tests {
     #[test]
     fn a_peer_servers_whole_process_count_is_a_row_of_its_own_kind_without_a_client() {
         let mut e = with_tls12();
-        let id = e.arms[0].id.clone();
+        let k = e
+            .arms
+            .iter()
+            .position(|a| a.client_stack == Stack::Rustls)
+            .expect("a rustls arm");
+        let id = e.arms[k].id.clone();
+        e.arms[k].server_stack = Stack::Nginx;
         let mut ins = counted(1.0, 3_000_000.0);
         ins.scope = CountScope::WholeProcess;
         if let shared::CountOutcome::Counted(c) = &mut ins.outcome {
             c.client = None;
         }
-        e.arms[0].instructions = Some(ins);
+        e.arms[k].instructions = Some(ins);
         let rows = work_rows(&e);
         assert_eq!(rows.len(), 1);
         let r = &rows[0];
         assert_eq!(r.arm, id);
+        assert!(r.label.starts_with("rustls → nginx · "), "{}", r.label);
         assert!(r.whole_process);
         assert_eq!((r.client, r.server, r.both), (None, 3e6, None));
     }
