@@ -3,9 +3,8 @@
 //! ([`ProcessCounter`]: callgrind, lent from `crate::instructions`), and for each of its
 //! arms the rustls client makes the warm-up handshakes, the count is zeroed, the counted
 //! handshakes are made (each checked as a timed one: a resumed arm that did not resume gets
-//! no count) and the count is dumped. Then the server is left idle as long as its longest
-//! arm took (0.5 to 1 s), and what it executes idle per second is taken off each arm's
-//! count. Only the server is counted, as a whole process: its event loop, the request, its
+//! no count) and the count is dumped. Then the server is left idle for [`IDLE`], and what
+//! it executes idle per second is taken off each arm's count over that arm's time. Only the server is counted, as a whole process: its event loop, the request, its
 //! logging are in it; the client (this process) and the kernel are not.
 
 use std::net::SocketAddr;
@@ -15,30 +14,14 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use shared::{Arm, CountOutcome, Counted, EndCount, Instructions, KindCounts};
+use shared::{Arm, CountOutcome, Counted, EndCount, KindCounts};
 
-use super::launch::Under;
+use super::counter::ProcessCounter;
 use super::ready::presents_leaf;
 use super::servers::{PeerServer, RustlsAgainst, ServerStack};
 use super::work::{Context, Work};
 use crate::arms::rustls::www::WwwClient;
 use crate::arms::{verify, Cell, Session};
-
-/// What counts a peer server's instructions (valgrind's callgrind in the collector).
-pub trait ProcessCounter: Sync {
-    /// What a server counted as `name` runs under, its counter's files in `dir`.
-    fn under(&self, dir: &Path, name: &str) -> Under;
-    /// Counted handshakes per arm, and uncounted ones before them.
-    fn handshakes(&self) -> u64;
-    fn warmup(&self) -> u64;
-    /// Drops what process `pid` executed so far.
-    fn zero(&self, pid: u32) -> Result<()>;
-    /// The instructions process `pid` (counted as `dir`/`name`) executed since it was last
-    /// zeroed: its `k`-th dump, from 1.
-    fn dump(&self, pid: u32, dir: &Path, name: &str, k: usize) -> Result<u64>;
-    /// An arm's record of `outcome`.
-    fn record(&self, outcome: CountOutcome) -> Instructions;
-}
 
 /// How long a server started under the counter may take to answer its first handshake
 /// (valgrind translates its code as it first runs).
@@ -46,8 +29,8 @@ const START: Duration = Duration::from_secs(60);
 /// The pause after a batch of handshakes before the count is zeroed or dumped, so that
 /// the server has served the last connection's close.
 const SETTLE: Duration = Duration::from_millis(150);
-/// The shortest and longest idle interval measured.
-const IDLE: (Duration, Duration) = (Duration::from_millis(500), Duration::from_secs(1));
+/// How long the server is left idle to measure what it executes idle.
+pub const IDLE: Duration = Duration::from_millis(500);
 
 /// One arm's dump: what the server executed over its counted handshakes, and how long
 /// that took (between the zero and the dump).
@@ -91,7 +74,7 @@ pub fn counted(busy: Busy, idle: Idle, handshakes: u64) -> Result<Counted> {
 /// Counts the server of every arm of `idx` that is a [`RustlsAgainst`] arm measured
 /// without error, where the run counts ([`Context::counter`]) and the stack's servers can
 /// run under a counter ([`ServerStack::counts_under`]); each gets its record's
-/// `instructions`. One server per setup, as many at once as the run has CPUs.
+/// `instructions`. One server per setup, one more at once than the run has CPUs.
 pub fn count_servers<S: ServerStack>(
     stack: &S,
     w: &Work,
@@ -130,14 +113,15 @@ pub fn count_servers<S: ServerStack>(
     );
     let started = Instant::now();
     let setups: Vec<_> = setups.into_iter().collect();
-    // Counts do not care about contention: the setups' servers are counted at once, one
-    // per CPU the run may use (this phase runs after the stack's timed arms, and the next
-    // stack's wait for it).
+    // Counts do not care about contention: the setups' servers are counted at once (this
+    // runs after the stack's timed arms, and the next stack's wait for it), one more than
+    // the CPUs the run may use, since each also waits: for its start, for connections to
+    // settle, for vgdb to reach it, through its idle interval.
     let cpus = crate::cpu::plan().available.clone();
     let next = AtomicUsize::new(0);
     let done = Mutex::new(Vec::new());
     std::thread::scope(|s| {
-        for _ in 0..cpus.len().clamp(1, setups.len()) {
+        for _ in 0..(cpus.len() + 1).clamp(1, setups.len()) {
             s.spawn(|| {
                 let _ = crate::cpu::pin_thread(&cpus);
                 loop {
@@ -222,12 +206,7 @@ fn count_setup<S: ServerStack>(
             (pid, name, &mut dumps),
         ));
     }
-    let longest = busy
-        .iter()
-        .filter_map(|b| b.as_ref().ok().map(|b| b.took))
-        .max()
-        .unwrap_or(Duration::ZERO);
-    let idle = measure_idle(counter, w.dir.path(), (pid, name, &mut dumps), longest)?;
+    let idle = measure_idle(counter, w.dir.path(), (pid, name, &mut dumps))?;
     server.check_alive()?;
     if let Some(problem) = server.problem() {
         bail!("{problem}");
@@ -298,16 +277,15 @@ fn count_arm<S: ServerStack>(
     })
 }
 
-/// What the server executes idle over `longest` (within [`IDLE`]).
+/// What the server executes idle over [`IDLE`].
 fn measure_idle(
     counter: &dyn ProcessCounter,
     dir: &Path,
     (pid, name, dumps): (u32, &str, &mut usize),
-    longest: Duration,
 ) -> Result<Idle> {
     counter.zero(pid)?;
     let t = Instant::now();
-    std::thread::sleep(longest.clamp(IDLE.0, IDLE.1));
+    std::thread::sleep(IDLE);
     *dumps += 1;
     let instructions = counter.dump(pid, dir, name, *dumps)?;
     Ok(Idle {

@@ -17,6 +17,7 @@
 mod args;
 pub mod arm;
 pub mod counted;
+pub mod counter;
 pub mod files;
 pub mod launch;
 pub mod port_log;
@@ -29,6 +30,6 @@ pub mod work;
 
 pub use args::PeerArgs;
 pub use arm::{ask_version, first_line, PeerArm, Tool};
-pub use counted::ProcessCounter;
+pub use counter::ProcessCounter;
 pub use stack::PeerStack;
 pub use work::{Context, Lent, Work};

@@ -43,7 +43,8 @@ pub trait ServerStack: Sync {
     /// The setup the arm of `cell` connects to.
     fn setup(&self, cell: &Cell, args: &PeerArgs) -> Self::Setup;
     /// Whether [`ServerStack::start`] runs its server under [`Work::under`], so that its
-    /// instructions can be counted (see [`super::counted`]).
+    /// instructions can be counted: a stack that says so calls
+    /// [`super::counted::count_servers`] after its timed arms (OpenSSL's and nginx's do).
     fn counts_under(&self) -> bool {
         false
     }
@@ -157,7 +158,6 @@ pub fn run_rustls_against<S: ServerStack>(
     let mut servers = Servers::new(stack, w)?;
     servers.run_rustls_arms(idx, records);
     servers.finish(records);
-    super::counted::count_servers(stack, w, idx, records);
     Ok(())
 }
 

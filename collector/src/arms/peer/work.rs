@@ -30,7 +30,7 @@ pub struct Context<'a> {
     pub io_timeout: Duration,
     pub stop: &'a AtomicBool,
     /// Where the run counts instructions: what counts the servers' (see [`super::counted`]).
-    pub counter: Option<&'a dyn super::ProcessCounter>,
+    pub counter: Option<&'a dyn super::counter::ProcessCounter>,
 }
 
 /// A program looked up on PATH: its path and version, or why it cannot run.
