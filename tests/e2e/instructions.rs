@@ -93,6 +93,16 @@ fn run(args: &[&str], dir: &Path, path: Option<&Path>) -> Output {
     cmd.output().expect("collector runs")
 }
 
+/// The run's counting phase, which must have run.
+fn phase_of(e: &Evidence) -> &shared::CountingPhase {
+    e.run
+        .settings
+        .instructions
+        .as_ref()
+        .and_then(InstructionCounting::phase)
+        .unwrap_or_else(|| panic!("the phase ran: {:?}", e.run.settings.instructions))
+}
+
 fn resumed_arm(e: &Evidence) -> &shared::Arm {
     e.arms.iter().find(|a| a.id == ARM).expect("the arm")
 }
@@ -122,13 +132,7 @@ fn a_resumed_arm_still_resumes_on_both_ends_under_valgrind() {
         String::from_utf8_lossy(&out.stderr)
     );
     let e = read_evidence(&dir);
-    let phase = e
-        .run
-        .settings
-        .instructions
-        .as_ref()
-        .and_then(InstructionCounting::phase)
-        .expect("the phase ran");
+    let phase = phase_of(&e);
     assert_eq!((phase.handshakes_per_arm, phase.arms), (3, 1));
     let arm = resumed_arm(&e);
     assert_eq!(arm.mode, Mode::Resumed);
@@ -277,5 +281,43 @@ fn peer_servers_are_counted_as_whole_processes_server_side() {
         .and_then(|a| a.instructions.as_ref())
         .expect("the rustls arm is counted");
     assert_eq!(rustls.scope, shared::CountScope::Handshake);
+    conforms(&dir);
+}
+
+/// A run of peer arms alone still counts their servers: the counting phase runs with no
+/// rustls arm of its own (0 arms), and the s_server arm gets its whole-process count.
+#[test]
+fn a_run_of_peer_arms_alone_counts_their_servers() {
+    let name = "a_run_of_peer_arms_alone_counts_their_servers";
+    if !["valgrind", "openssl"]
+        .iter()
+        .all(|t| shared::testing::needs_tool(name, t))
+    {
+        return;
+    }
+    let dir = scratch("instructions-peers-alone");
+    let arm = "rustls-vs-s_server-tls13-full-ecdsa-p256-x25519";
+    let out = counting()
+        .args(["run", "--quick", "--no-floor", "--samples", "4"])
+        .args(["--certs", "ecdsa-p256", "--groups", "x25519", "--arms", arm])
+        .args(["--instructions-handshakes", "2"])
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .expect("collector runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let e = read_evidence(&dir);
+    let phase = phase_of(&e);
+    assert_eq!((phase.arms, phase.handshakes_per_arm), (0, 2));
+    let counted = e.arms.iter().find(|a| a.id == arm).expect("the arm");
+    let ins = counted.instructions.as_ref().expect("a count");
+    assert_eq!(ins.scope, shared::CountScope::WholeProcess);
+    assert_eq!(
+        ins.counted().map(|c| c.handshakes),
+        Some(2),
+        "{:?}",
+        ins.outcome
+    );
     conforms(&dir);
 }

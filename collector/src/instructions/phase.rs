@@ -58,6 +58,18 @@ pub fn run(
             reason: "the run was stopped before the counting phase".into(),
         });
     }
+    if plan.arms.is_empty() {
+        // The peer servers alone (counted in their phase): nothing of rustls to count.
+        return Ok(InstructionCounting::On(CountingPhase {
+            tool: plan.valgrind.tool(),
+            build_profile: BUILD_PROFILE,
+            handshakes_per_arm: plan.handshakes,
+            warmup_per_arm: plan.warmup,
+            parallel_groups: 0,
+            arms: 0,
+            wall_s: 0.0,
+        }));
+    }
     let certs = certs.context("the counting phase needs the run's certificates")?;
     eprintln!(
         "collector: counting instructions per handshake under callgrind: {} arms × {} handshakes per end (after {} warm-up)",

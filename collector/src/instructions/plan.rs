@@ -65,6 +65,9 @@ pub struct Context<'a> {
     /// Plain loopback (no emulated link, no `--target`).
     pub on_loopback: bool,
     pub fault: Fault,
+    /// Whether a peer server of the run is counted as a whole process (the peer phase
+    /// does it, with this phase's plan).
+    pub peer_servers: bool,
 }
 
 /// The arms the phase counts: every rustls handshake arm of the run (full and resumed;
@@ -93,8 +96,10 @@ pub fn decide(
         );
     }
     let arms = countable(cx.specs);
-    if arms.is_empty() {
-        return Decision::Skipped("no rustls handshake arm in this run to count".into());
+    if arms.is_empty() && !cx.peer_servers {
+        return Decision::Skipped(
+            "no rustls handshake arm nor a counted peer server (OpenSSL s_server, nginx) in this run".into(),
+        );
     }
     let valgrind = match find() {
         Ok(v) => v,
@@ -153,6 +158,7 @@ mod tests {
             specs,
             on_loopback,
             fault: Fault::None,
+            peer_servers: false,
         }
     }
 
@@ -201,5 +207,19 @@ mod tests {
             decide(&args(false), &cx(&tcp, true), never),
             Decision::Skipped(why) if why.contains("no rustls handshake arm")
         ));
+    }
+
+    #[test]
+    fn a_run_of_counted_peer_servers_alone_counts_them_and_no_rustls_arm() {
+        let tcp = [ArmSpec::TCP_CONNECT];
+        let peers = Context {
+            peer_servers: true,
+            ..cx(&tcp, true)
+        };
+        let Decision::Count(plan) = decide(&args(false), &peers, found) else {
+            panic!("the peer servers are counted")
+        };
+        assert!(plan.arms.is_empty());
+        assert_eq!(plan.handshakes, 10);
     }
 }

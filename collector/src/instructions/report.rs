@@ -29,15 +29,23 @@ pub fn summary(e: &Evidence) -> String {
         }
         Some(InstructionCounting::On(p)) => p,
     };
-    let _ = writeln!(
-        out,
-        "\nInstructions per handshake, user space, each end in its own process ({}, {} build; {} counted after {} warm-up per arm and end; counting took {:.1} s):",
-        phase.tool,
-        phase.build_profile.as_str(),
-        phase.handshakes_per_arm,
-        phase.warmup_per_arm,
-        phase.wall_s
-    );
+    if phase.arms == 0 {
+        let _ = writeln!(
+            out,
+            "\nInstructions per handshake, user space, peer servers only ({}; {} counted after {} warm-up per arm):",
+            phase.tool, phase.handshakes_per_arm, phase.warmup_per_arm,
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "\nInstructions per handshake, user space, each end in its own process ({}, {} build; {} counted after {} warm-up per arm and end; counting took {:.1} s):",
+            phase.tool,
+            phase.build_profile.as_str(),
+            phase.handshakes_per_arm,
+            phase.warmup_per_arm,
+            phase.wall_s
+        );
+    }
     let counted: Vec<&Arm> = e.arms.iter().filter(|a| a.instructions.is_some()).collect();
     if counted
         .iter()

@@ -155,6 +155,18 @@ impl Phase {
         self.arms.iter().map(|a| a.id.clone()).collect()
     }
 
+    /// Whether a planned arm's server will be counted as a whole process (a rustls-client
+    /// arm of a stack that counts its servers), where the run counts instructions.
+    pub fn counts_servers(&self) -> bool {
+        self.arms.iter().any(|a| {
+            a.detail::<crate::arms::peer::servers::RustlsAgainst>()
+                .is_some()
+                && STACKS
+                    .iter()
+                    .any(|s| s.name() == a.stack && s.counts_servers())
+        })
+    }
+
     /// Ids of every peer arm these certs and groups have, before `--arms` and `--no-peers`.
     pub fn all_ids(&self) -> Vec<String> {
         self.all_ids.clone()

@@ -106,6 +106,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
             specs: &specs,
             on_loopback,
             fault: args.fault,
+            peer_servers: peer_phase.counts_servers(),
         },
         instructions::valgrind::Valgrind::find,
     );

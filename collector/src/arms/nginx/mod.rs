@@ -104,6 +104,9 @@ impl PeerStack for Peer {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn counts_servers(&self) -> bool {
+        ServerStack::counts_under(self)
+    }
     fn no_ml_dsa(&self) -> Option<&'static str> {
         Some("nginx loads keys through OpenSSL, which has ML-DSA from 3.5 on")
     }

@@ -154,6 +154,9 @@ impl PeerStack for Peer {
     fn name(&self) -> &'static str {
         NAME
     }
+    fn counts_servers(&self) -> bool {
+        crate::arms::peer::servers::ServerStack::counts_under(self)
+    }
     fn no_ml_dsa(&self) -> Option<&'static str> {
         Some("s_server and s_time load ML-DSA keys through OpenSSL, which has ML-DSA from 3.5 on")
     }

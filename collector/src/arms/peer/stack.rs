@@ -25,6 +25,11 @@ pub trait PeerStack: Sync {
     fn beyond_loopback(&self) -> Option<&'static str> {
         None
     }
+    /// Whether its rustls-client arms' servers are counted as whole processes after its
+    /// timed arms, where the run counts instructions (see [`super::counted`]).
+    fn counts_servers(&self) -> bool {
+        false
+    }
     /// Measures its arms `idx` (indices into `w.arms`, each still without a record, every
     /// tool found), leaving a record for each it measured; failures become arm errors.
     fn run(&self, w: &Work, idx: &[usize], records: &mut [Option<Arm>]) -> Result<()>;
