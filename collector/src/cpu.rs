@@ -123,6 +123,38 @@ pub fn install(asked: CpuPlacement) -> std::io::Result<&'static CpuPlan> {
     Ok(plan)
 }
 
+/// `f(index, item)` for each of `items`, `threads` at a time, each thread pinned to every
+/// CPU the run may use whatever the timed arms' placement (the processes it starts
+/// inherit that): for work that does not care about contention, such as instruction
+/// counts. Items not begun when `stopped()` turns true are left out. Returns each begun
+/// item's index and result, in the order they ended.
+pub fn on_every_cpu<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    stopped: &(dyn Fn() -> bool + Sync),
+    f: impl Fn(usize, &T) -> R + Sync,
+) -> Vec<(usize, R)> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads.clamp(1, items.len().max(1)) {
+            s.spawn(|| {
+                let _ = pin_thread(&plan().available);
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(item) = items.get(k) else { break };
+                    if stopped() {
+                        break;
+                    }
+                    let r = f(k, item);
+                    done.lock().unwrap_or_else(|e| e.into_inner()).push((k, r));
+                }
+            });
+        }
+    });
+    done.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Pins the calling thread to `cpus` (no-op when empty: any CPU).
 pub fn pin_thread(cpus: &[u16]) -> std::io::Result<()> {
     set_affinity(0, cpus)

@@ -1,8 +1,9 @@
 //! What the host did to one arm of a run ([`ArmConditions`]: chunks used over the steal
 //! threshold, the share that ran in the CPU's slow mode), and whether two arms of one run
-//! can be ranked or divided one by the other ([`arms_apart`], [`comparison_apart`]).
+//! can be ranked or divided one by the other ([`arms_apart`], [`RatiosApart`]).
 
 use crate::conditions::{share, MODES_APART, SLOW_MODE_FACTOR};
+use crate::ids::ArmsById;
 use crate::schema::{Arm, Comparison, Evidence};
 
 /// What the host did to one arm, for comparisons that involve it.
@@ -65,10 +66,25 @@ pub fn arms_apart(a: Option<ArmConditions>, b: Option<ArmConditions>) -> Option<
     }
 }
 
-/// Why `c`'s two arms cannot be divided one by the other in `e` (see [`arms_apart`]), or
-/// None when they can, or when either arm is not in `e` or has no chunk records.
-pub fn comparison_apart(e: &Evidence, c: &Comparison) -> Option<String> {
-    let fast = crate::conditions::fast_probe_us(&e.arms);
-    let of = |id: &str| ArmConditions::of(e.arms.iter().find(|a| a.id == id)?, fast);
-    arms_apart(of(&c.baseline), of(&c.candidate))
+/// A run's arms by id and its speed probe's fast reference, found once, for asking of
+/// each of its comparisons whether its two arms can be divided one by the other.
+pub struct RatiosApart<'a> {
+    arms: ArmsById<'a>,
+    fast: Option<f64>,
+}
+
+impl<'a> RatiosApart<'a> {
+    pub fn of_run(e: &'a Evidence) -> RatiosApart<'a> {
+        RatiosApart {
+            arms: ArmsById::new(&e.arms),
+            fast: crate::conditions::fast_probe_us(&e.arms),
+        }
+    }
+
+    /// Why `c`'s two arms cannot be divided one by the other (see [`arms_apart`]), or
+    /// None when they can, or when either arm is not in the run or has no chunk records.
+    pub fn why(&self, c: &Comparison) -> Option<String> {
+        let of = |id: &str| ArmConditions::of(self.arms.get(id)?, self.fast);
+        arms_apart(of(&c.baseline), of(&c.candidate))
+    }
 }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::noise::ArmChunks;
 use crate::schema::{Arm, Evidence};
 
-pub use crate::arm_conditions::{arms_apart, comparison_apart, ArmConditions};
+pub use crate::arm_conditions::{arms_apart, ArmConditions, RatiosApart};
 
 /// Steal over the whole run, on the CPU that had most, from which a run is noisy.
 /// Read here on a 2-vCPU VM of the project's kind with a build running beside: 0–1.8% per

@@ -214,9 +214,39 @@ fn a_comparison_between_arms_in_other_speed_modes_is_apart() {
         ci_unavailable: None,
         basis: None,
     };
-    let why = comparison_apart(&e, &ratio("arm-0", "arm-1")).expect("apart");
+    let apart = RatiosApart::of_run(&e);
+    let why = apart.why(&ratio("arm-0", "arm-1")).expect("apart");
     assert!(why.contains("speed modes"), "{why}");
-    assert_eq!(comparison_apart(&e, &ratio("arm-0", "arm-2")), None);
+    assert_eq!(apart.why(&ratio("arm-0", "arm-2")), None);
     // An arm the run does not have is no reason.
-    assert_eq!(comparison_apart(&e, &ratio("arm-0", "gone")), None);
+    assert_eq!(apart.why(&ratio("arm-0", "gone")), None);
+}
+
+#[test]
+fn a_chunk_is_slow_only_over_a_quarter_above_the_fast_reference() {
+    let mut e = run(&[0.0], &[used(10), used(10)]);
+    let list = &mut e.arms[1].chunks.as_mut().unwrap().list;
+    // The fast reference is 30 µs; the line is 30 × 1.25 = 37.5 µs: on it is not slow,
+    // just over it is.
+    list[0].probe_us = Some(37.5);
+    list[1].probe_us = Some(33.0);
+    list[2].probe_us = Some(37.6);
+    let fast = fast_probe_us(&e.arms);
+    assert_eq!(fast, Some(30.0));
+    let c = ArmConditions::of(&e.arms[1], fast).unwrap();
+    assert_eq!(c.slow_share, Some(0.1));
+}
+
+#[test]
+fn arms_are_apart_in_speed_modes_only_beyond_thirty_points() {
+    let c = |slow: f64| {
+        Some(ArmConditions {
+            over_budget: 0,
+            used: 10,
+            slow_share: Some(slow),
+        })
+    };
+    assert_eq!(arms_apart(c(0.0), c(0.3)), None, "30 points: on the line");
+    assert!(arms_apart(c(0.4), c(0.0)).is_some(), "40 points");
+    assert_eq!(arms_apart(c(0.5), c(0.5)), None, "the same share");
 }

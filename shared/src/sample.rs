@@ -226,6 +226,18 @@ pub fn instructions(client: f64, server: f64) -> crate::instructions::Instructio
     }
 }
 
+/// A release-build whole-process count of a peer server (10 handshakes after 3 warm-up,
+/// no client end) with `server` instructions per handshake.
+pub fn whole_process(server: f64) -> crate::instructions::Instructions {
+    use crate::instructions::*;
+    let mut i = instructions(0.0, server);
+    i.scope = CountScope::WholeProcess;
+    if let CountOutcome::Counted(c) = &mut i.outcome {
+        c.client = None;
+    }
+    i
+}
+
 /// `n` used chunks of 10 samples each, with no steal and a speed probe of `probe_us`.
 pub fn used_chunks(n: usize, probe_us: f64) -> crate::noise::ArmChunks {
     use crate::noise::{ArmChunks, Chunk, ChunkOutcome};

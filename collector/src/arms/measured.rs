@@ -309,9 +309,9 @@ impl ArmRun {
     pub(crate) fn count(&mut self, side: Side, h: &Handshake) {
         let kinds = self.kinds.get_or_insert_with(HandshakeKinds::default);
         match side {
-            Side::Server => count(&mut kinds.server, h.kind),
+            Side::Server => count_kind(&mut kinds.server, h.kind),
             Side::Client => {
-                count(&mut kinds.client, h.kind);
+                count_kind(&mut kinds.client, h.kind);
                 let name = |x: Option<String>, none: &str| x.unwrap_or_else(|| none.to_string());
                 let label = format!(
                     "{} / {} / {}",
@@ -325,7 +325,8 @@ impl ArmRun {
     }
 }
 
-fn count(k: &mut KindCounts, kind: rustls::HandshakeKind) {
+/// One handshake of `kind` counted into `k`.
+pub(crate) fn count_kind(k: &mut KindCounts, kind: rustls::HandshakeKind) {
     match kind {
         rustls::HandshakeKind::Full => k.full += 1,
         rustls::HandshakeKind::FullWithHelloRetryRequest => k.full_with_hello_retry += 1,

@@ -4,8 +4,7 @@
 //! private folder removed at the end; then each arm's record gets its [`Instructions`] and the run's
 //! settings the phase's own ([`InstructionCounting`]).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -58,18 +57,32 @@ pub fn run(
             reason: "the run was stopped before the counting phase".into(),
         });
     }
-    if plan.arms.is_empty() {
-        // The peer servers alone (counted in their phase): nothing of rustls to count.
-        return Ok(InstructionCounting::On(CountingPhase {
-            tool: plan.valgrind.tool(),
-            build_profile: BUILD_PROFILE,
-            handshakes_per_arm: plan.handshakes,
-            warmup_per_arm: plan.warmup,
-            parallel_groups: 0,
-            arms: 0,
-            wall_s: 0.0,
-        }));
-    }
+    let started = Instant::now();
+    // With no rustls arm the phase is the peer servers' alone (counted in their phase).
+    let (attached, parallel) = if plan.arms.is_empty() {
+        (0, 0)
+    } else {
+        count_into(&plan, certs, arms, stop)?
+    };
+    Ok(InstructionCounting::On(CountingPhase {
+        tool: plan.valgrind.tool(),
+        build_profile: BUILD_PROFILE,
+        handshakes_per_arm: plan.handshakes,
+        warmup_per_arm: plan.warmup,
+        parallel_groups: parallel as u64,
+        arms: attached as u64,
+        wall_s: started.elapsed().as_secs_f64(),
+    }))
+}
+
+/// Counts `plan`'s arms and attaches each outcome to its record in `arms`; returns how
+/// many were attached and how many groups were counted at once.
+fn count_into(
+    plan: &Plan,
+    certs: Option<&CertStore>,
+    arms: &mut [Arm],
+    stop: &AtomicBool,
+) -> Result<(usize, usize)> {
     let certs = certs.context("the counting phase needs the run's certificates")?;
     eprintln!(
         "collector: counting instructions per handshake under callgrind: {} arms × {} handshakes per end (after {} warm-up)",
@@ -78,7 +91,7 @@ pub fn run(
         plan.warmup,
     );
     let started = Instant::now();
-    let (outcomes, parallel) = count_all(&plan, certs, stop)?;
+    let (outcomes, parallel) = count_all(plan, certs, stop)?;
     let wall = started.elapsed();
     let tool = plan.valgrind.tool();
     let (mut attached, mut failed) = (0, 0);
@@ -112,15 +125,7 @@ pub fn run(
             String::new()
         }
     );
-    Ok(InstructionCounting::On(CountingPhase {
-        tool,
-        build_profile: BUILD_PROFILE,
-        handshakes_per_arm: plan.handshakes,
-        warmup_per_arm: plan.warmup,
-        parallel_groups: parallel as u64,
-        arms: attached as u64,
-        wall_s: wall.as_secs_f64(),
-    }))
+    Ok((attached, parallel))
 }
 
 /// Every arm's outcome, in the plan's order (None: not started, after a stop), and how
@@ -144,35 +149,22 @@ fn count_all(
     };
     let groups = groups(&plan.arms);
     let parallel = plan.parallel.min(groups.len());
-    let next = AtomicUsize::new(0);
-    let outcomes = Mutex::new(vec![None; plan.arms.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..parallel {
-            s.spawn(|| {
-                // Counts do not care where they run: every CPU the run may use, for this
-                // thread and the processes it starts (they inherit it), whatever the
-                // timed arms' placement.
-                let _ = crate::cpu::pin_thread(&crate::cpu::plan().available);
-                loop {
-                    let g = next.fetch_add(1, Ordering::SeqCst);
-                    if g >= groups.len() || stop.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    let (name, members) = &groups[g];
-                    let specs: Vec<_> = members.iter().map(|&i| plan.arms[i]).collect();
-                    let counted = group::count(&setup, name, &specs, certs);
-                    let mut all = outcomes.lock().unwrap_or_else(|e| e.into_inner());
-                    for (&i, outcome) in members.iter().zip(counted) {
-                        all[i] = Some(outcome);
-                    }
-                }
-            });
-        }
-    });
-    Ok((
-        outcomes.into_inner().unwrap_or_else(|e| e.into_inner()),
+    let done = crate::cpu::on_every_cpu(
+        &groups,
         parallel,
-    ))
+        &|| stop.load(Ordering::SeqCst),
+        |_, (name, members)| {
+            let specs: Vec<_> = members.iter().map(|&i| plan.arms[i]).collect();
+            group::count(&setup, name, &specs, certs)
+        },
+    );
+    let mut outcomes = vec![None; plan.arms.len()];
+    for (g, counted) in done {
+        for (&i, outcome) in groups[g].1.iter().zip(counted) {
+            outcomes[i] = Some(outcome);
+        }
+    }
+    Ok((outcomes, parallel))
 }
 
 /// The arms (by index) grouped by certificate kind, in the order of their first arm, with

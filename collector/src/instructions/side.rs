@@ -256,13 +256,7 @@ impl Tally {
                 .or_default() += 1;
             return;
         };
-        match facts.kind {
-            rustls::HandshakeKind::Full => self.kinds.full += 1,
-            rustls::HandshakeKind::FullWithHelloRetryRequest => {
-                self.kinds.full_with_hello_retry += 1
-            }
-            rustls::HandshakeKind::Resumed => self.kinds.resumed += 1,
-        }
+        crate::arms::measured::count_kind(&mut self.kinds, facts.kind);
         let mut problems = Vec::new();
         verify::check_side(spec, side, &facts, &mut problems);
         for p in problems {

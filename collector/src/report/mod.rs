@@ -88,6 +88,7 @@ pub fn summary(e: &Evidence) -> String {
             _ => {}
         }
     }
+    let apart = shared::conditions::RatiosApart::of_run(e);
     for (kind, title) in [
         (
             ComparisonKind::ResumeSpeedup,
@@ -136,7 +137,7 @@ pub fn summary(e: &Evidence) -> String {
                 "  {:w$}  {:>7.2}x  ({ci}){basis}",
                 c.candidate, c.p50_ratio
             );
-            if let Some(why) = shared::conditions::comparison_apart(e, c) {
+            if let Some(why) = apart.why(c) {
                 let _ = writeln!(out, "  {:w$}  ^ not a fair ratio: {why}", "");
             }
         }

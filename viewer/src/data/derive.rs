@@ -44,7 +44,7 @@ pub struct SpeedupBar {
     /// Set when either arm has no result: then there is no speedup to show.
     pub no_result: Option<NoResult>,
     /// Why the ratio is not a fair one, where its two arms ran in other conditions (a
-    /// noisy arm, or other CPU speed modes: `shared::conditions::comparison_apart`).
+    /// noisy arm, or other CPU speed modes: `shared::conditions::RatiosApart`).
     pub apart: Option<String>,
 }
 
@@ -55,6 +55,7 @@ pub struct SpeedupBar {
 pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
     let by_id = ArmsById::new(&ev.arms);
     let arm = |id: &str| by_id.get(id);
+    let apart = shared::conditions::RatiosApart::of_run(ev);
     let mut out: Vec<SpeedupBar> = ev
         .comparisons
         .iter()
@@ -114,7 +115,7 @@ pub fn resume_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<SpeedupBar> {
                 ratio: c.p50_ratio,
                 ci: c.ci95,
                 no_result,
-                apart: shared::conditions::comparison_apart(ev, c),
+                apart: apart.why(c),
             })
         })
         .collect();

@@ -158,6 +158,7 @@ pub fn headline_bars(ev: &Evidence) -> Vec<PercentileBar> {
 /// TLS 1.3; a resumed arm without a result says why instead of a ratio.
 pub fn headline_speedups(ev: &Evidence) -> Vec<SpeedupBar> {
     let by_id = shared::ArmsById::new(&ev.arms);
+    let apart = shared::conditions::RatiosApart::of_run(ev);
     let mut out: Vec<SpeedupBar> = Vec::new();
     for a in headline_arms(ev)
         .into_iter()
@@ -181,7 +182,7 @@ pub fn headline_speedups(ev: &Evidence) -> Vec<SpeedupBar> {
             ratio: c.map_or(0.0, |c| c.p50_ratio),
             ci: c.and_then(|c| c.ci95),
             no_result: why,
-            apart: c.and_then(|c| shared::conditions::comparison_apart(ev, c)),
+            apart: c.and_then(|c| apart.why(c)),
         });
     }
     super::derive::sort_speedups(&mut out);

@@ -180,12 +180,7 @@ mod tests {
             .expect("a rustls arm");
         let id = e.arms[k].id.clone();
         e.arms[k].server_stack = Stack::Nginx;
-        let mut ins = counted(1.0, 3_000_000.0);
-        ins.scope = CountScope::WholeProcess;
-        if let shared::CountOutcome::Counted(c) = &mut ins.outcome {
-            c.client = None;
-        }
-        e.arms[k].instructions = Some(ins);
+        e.arms[k].instructions = Some(shared::sample::whole_process(3_000_000.0));
         let rows = work_rows(&e);
         assert_eq!(rows.len(), 1);
         let r = &rows[0];

@@ -9,8 +9,6 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
@@ -20,6 +18,7 @@ use super::counter::ProcessCounter;
 use super::ready::presents_leaf;
 use super::servers::{PeerServer, RustlsAgainst, ServerStack};
 use super::work::{Context, Work};
+use crate::arms::measured::count_kind;
 use crate::arms::rustls::www::WwwClient;
 use crate::arms::{verify, Cell, Session};
 
@@ -117,40 +116,25 @@ pub fn count_servers<S: ServerStack>(
     // runs after the stack's timed arms, and the next stack's wait for it), one more than
     // the CPUs the run may use, since each also waits: for its start, for connections to
     // settle, for vgdb to reach it, through its idle interval.
-    let cpus = crate::cpu::plan().available.clone();
-    let next = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..(cpus.len() + 1).clamp(1, setups.len()) {
-            s.spawn(|| {
-                let _ = crate::cpu::pin_thread(&cpus);
-                loop {
-                    let k = next.fetch_add(1, Ordering::SeqCst);
-                    let Some((setup, arms)) = setups.get(k) else {
-                        break;
-                    };
-                    if w.stopped() {
-                        break;
-                    }
-                    let name = format!("count-{}-{}", stack.server_name(), k + 1);
-                    let outcomes = match count_setup(stack, w, counter, *setup, arms, &name) {
-                        Ok(each) => each,
-                        Err(e) => arms.iter().map(|_| Err(anyhow::anyhow!("{e:#}"))).collect(),
-                    };
-                    let mut all = done.lock().unwrap_or_else(|e| e.into_inner());
-                    all.extend(arms.iter().map(|&(i, _)| i).zip(outcomes));
-                }
-            });
+    let threads = crate::cpu::plan().available.len() + 1;
+    let failed = |e: &anyhow::Error| CountOutcome::Failed {
+        error: format!("{e:#}"),
+    };
+    let done = crate::cpu::on_every_cpu(&setups, threads, &|| w.stopped(), |k, (setup, arms)| {
+        let name = format!("count-{}-{}", stack.server_name(), k + 1);
+        match count_setup(stack, w, counter, *setup, arms, &name) {
+            Ok(each) => each
+                .into_iter()
+                .map(|c| c.map_or_else(|e| failed(&e), CountOutcome::Counted))
+                .collect(),
+            Err(e) => arms.iter().map(|_| failed(&e)).collect::<Vec<_>>(),
         }
     });
-    for (i, outcome) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        if let Some(rec) = records[i].as_mut() {
-            rec.instructions = Some(counter.record(match outcome {
-                Ok(c) => CountOutcome::Counted(c),
-                Err(e) => CountOutcome::Failed {
-                    error: format!("{e:#}"),
-                },
-            }));
+    for (k, outcomes) in done {
+        for (&(i, _), outcome) in setups[k].1.iter().zip(outcomes) {
+            if let Some(rec) = records[i].as_mut() {
+                rec.instructions = Some(counter.record(outcome));
+            }
         }
     }
     eprintln!(
@@ -248,11 +232,8 @@ fn count_arm<S: ServerStack>(
                 problems.join("; ")
             );
         }
-        match o.server.map(|h| h.kind) {
-            Some(rustls::HandshakeKind::Resumed) => kinds.resumed += 1,
-            Some(rustls::HandshakeKind::Full) => kinds.full += 1,
-            Some(_) => kinds.full_with_hello_retry += 1,
-            None => {}
+        if let Some(h) = o.server {
+            count_kind(kinds, h.kind);
         }
         Ok(())
     };
