@@ -6,11 +6,13 @@
 //! one round trip, and a lost SYN waits for TCP's retransmission timer.
 
 pub mod bench;
+pub mod conns;
 pub mod link;
 pub mod model;
 #[cfg(test)]
 mod model_tests;
 pub mod netns;
+pub mod packet;
 mod relay;
 pub mod setup;
 mod tun;
@@ -181,10 +183,30 @@ impl DelayPath {
         Ok(())
     }
 
+    /// Packets of the server at `port` read from now on meet `link` (seeded as in
+    /// [`DelayPath::set_link`]), a model of their own: the cells of a grid, interleaved
+    /// on one path. The devices' MTU stays the path's: every cell must share it.
+    pub fn assign(&self, port: u16, link: &LinkSpec, seed: u64) -> Result<()> {
+        let mtu = *self.mtu.lock().unwrap_or_else(|e| e.into_inner());
+        anyhow::ensure!(
+            link.mtu == mtu,
+            "a link of its own for port {port} asks MTU {} on a path set to {mtu}",
+            link.mtu
+        );
+        self.shared.assign(port, *link, model::direction_seeds(seed));
+        Ok(())
+    }
+
     /// What the link did with the packets of the server listening on `port`, client to
     /// server and back, since the link was last set.
     pub fn counts(&self, port: u16) -> [Counters; 2] {
         self.shared.counts(port)
+    }
+
+    /// The connections to the server at `port` in the order they opened, with what the
+    /// link dropped of each (since the path's link was last set).
+    pub fn connections(&self, port: u16) -> Vec<conns::ConnDrops> {
+        self.shared.connections(port)
     }
 
     pub fn placement(&self) -> Placement<'_> {

@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use super::link::LinkSpec;
+use super::packet::Kind;
 
 /// What became of one packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +31,13 @@ pub enum Cause {
     QueueFull,
 }
 
+/// Packets of one kind one direction offered to the loss model, and how many it took.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KindCount {
+    pub seen: u64,
+    pub lost: u64,
+}
+
 /// Packets one direction saw, and how many each cause dropped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -40,12 +48,40 @@ pub struct Counters {
     /// Packets the loss model was not asked about (see [`Model::offer_spared`]); not in
     /// `seen`, so `lost / seen` is the loss model's own rate.
     pub spared: u64,
+    /// Per TCP kind ([`Kind::ALL`]'s order): packets drawn for and lost (the relay fills
+    /// these; a packet that is not TCP over IPv4 has no kind).
+    pub kinds: [KindCount; 5],
+    /// Runs of equal outcomes (lost, or not) among the packets the loss model drew for,
+    /// in the order they came: with independent draws, their number is close to what
+    /// the Wald–Wolfowitz runs test expects.
+    pub runs: u64,
+    /// The outcome of the last draw (None before the first).
+    last_lost: Option<bool>,
 }
 
 impl Counters {
     pub fn count(&mut self, fate: Fate) {
         self.seen += 1;
         self.count_fate(fate);
+        // Every packet within the MTU met the loss draw; a full queue comes after it.
+        if fate != Fate::Dropped(Cause::TooBig) {
+            let lost = fate == Fate::Dropped(Cause::Lost);
+            if self.last_lost != Some(lost) {
+                self.runs += 1;
+            }
+            self.last_lost = Some(lost);
+        }
+    }
+
+    /// A packet of `kind` drawn for ([`Counters::count`]) met `fate`.
+    pub fn count_kind(&mut self, kind: Kind, fate: Fate) {
+        let k = &mut self.kinds[kind.index()];
+        if fate != Fate::Dropped(Cause::TooBig) {
+            k.seen += 1;
+        }
+        if fate == Fate::Dropped(Cause::Lost) {
+            k.lost += 1;
+        }
     }
 
     /// A packet spared the loss model: counted apart, and if the queue or the MTU
@@ -70,6 +106,13 @@ impl Counters {
         self.queue_full += other.queue_full;
         self.too_big += other.too_big;
         self.spared += other.spared;
+        for (k, o) in self.kinds.iter_mut().zip(&other.kinds) {
+            k.seen += o.seen;
+            k.lost += o.lost;
+        }
+        // Two sequences joined: their runs add (a run across the seam counts twice, at
+        // most one too many).
+        self.runs += other.runs;
     }
 }
 
