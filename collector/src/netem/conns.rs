@@ -117,7 +117,11 @@ mod tests {
         c.note(seg(5000, Kind::SynAck), TO_CLIENT, LOST);
         c.note(seg(5000, Kind::SynAck), TO_CLIENT, LEFT);
         c.note(seg(5000, Kind::Ack), TO_SERVER, LEFT);
-        c.note(seg(5000, Kind::Data), TO_CLIENT, Fate::Dropped(Cause::QueueFull));
+        c.note(
+            seg(5000, Kind::Data),
+            TO_CLIENT,
+            Fate::Dropped(Cause::QueueFull),
+        );
         // The same client port again, later: a connection of its own.
         c.note(seg(5000, Kind::Syn), TO_SERVER, LEFT);
         c.note(seg(5000, Kind::FinRst), TO_SERVER, LOST);
@@ -157,7 +161,10 @@ mod tests {
         let records = [rec(1, 0), rec(2, 1), rec(3, 0), rec(4, 0), rec(2, 2)];
         let joined = join(&records, &[2, 4, 2]).unwrap();
         assert_eq!(
-            joined.iter().map(|r| (r.client_port, r.total())).collect::<Vec<_>>(),
+            joined
+                .iter()
+                .map(|r| (r.client_port, r.total()))
+                .collect::<Vec<_>>(),
             [(2, 1), (4, 0), (2, 2)]
         );
         // A port with no record left: no join.

@@ -193,7 +193,8 @@ impl DelayPath {
             "a link of its own for port {port} asks MTU {} on a path set to {mtu}",
             link.mtu
         );
-        self.shared.assign(port, *link, model::direction_seeds(seed));
+        self.shared
+            .assign(port, *link, model::direction_seeds(seed));
         Ok(())
     }
 

@@ -124,15 +124,25 @@ pub mod tests {
     fn ports_are_read_by_direction_even_behind_ip_options() {
         let p = tcp_packet(40000, 443, SYN, 0, 0);
         let s = segment(&p, TO_SERVER).unwrap();
-        assert_eq!((s.server_port, s.client_port, s.kind), (443, 40000, Kind::Syn));
+        assert_eq!(
+            (s.server_port, s.client_port, s.kind),
+            (443, 40000, Kind::Syn)
+        );
         let back = tcp_packet(443, 40000, SYN | ACK, 0, 4);
         let s = segment(&back, TO_CLIENT).unwrap();
-        assert_eq!((s.server_port, s.client_port, s.kind), (443, 40000, Kind::SynAck));
+        assert_eq!(
+            (s.server_port, s.client_port, s.kind),
+            (443, 40000, Kind::SynAck)
+        );
     }
 
     #[test]
     fn each_kind_is_told_by_its_flags_and_payload() {
-        let kind = |flags, payload| segment(&tcp_packet(1, 2, flags, payload, 0), TO_SERVER).unwrap().kind;
+        let kind = |flags, payload| {
+            segment(&tcp_packet(1, 2, flags, payload, 0), TO_SERVER)
+                .unwrap()
+                .kind
+        };
         assert_eq!(kind(SYN, 0), Kind::Syn);
         assert_eq!(kind(SYN | ACK, 0), Kind::SynAck);
         assert_eq!(kind(ACK, 0), Kind::Ack);

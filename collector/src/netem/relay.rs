@@ -78,7 +78,12 @@ impl Shared {
     /// What each direction ([`TO_SERVER`], [`TO_CLIENT`]) did with the packets of the
     /// server at `port` since its link was last set.
     pub fn counts(&self, port: u16) -> [Counters; 2] {
-        [TO_SERVER, TO_CLIENT].map(|d| lock(&self.counts[d]).get(&port).copied().unwrap_or_default())
+        [TO_SERVER, TO_CLIENT].map(|d| {
+            lock(&self.counts[d])
+                .get(&port)
+                .copied()
+                .unwrap_or_default()
+        })
     }
 
     /// The connections to the server at `port`, in the order they opened, with what the
@@ -302,7 +307,10 @@ mod tests {
             assert!(w[1] - w[0] >= twelve, "{:?}", w[1] - w[0]);
         }
         assert_eq!(shared.counts(443)[TO_SERVER].seen, 5);
-        assert_eq!(shared.counts(443)[TO_SERVER].kinds[Kind::Data.index()].seen, 5);
+        assert_eq!(
+            shared.counts(443)[TO_SERVER].kinds[Kind::Data.index()].seen,
+            5
+        );
         // A link with no rate and no delay: the next packet would leave at once, but
         // not before those already queued.
         shared.set(LinkSpec::delay(Duration::ZERO), [3, 4]);
@@ -323,7 +331,11 @@ mod tests {
         let d = dues(&line);
         assert_eq!(d.len(), 2);
         // The path's packet, read second, leaves first: each link queues apart.
-        assert!(d[0] - before < Duration::from_millis(40), "{:?}", d[0] - before);
+        assert!(
+            d[0] - before < Duration::from_millis(40),
+            "{:?}",
+            d[0] - before
+        );
         assert!(d[1] - before >= Duration::from_millis(50));
         assert_eq!(shared.counts(8001)[TO_SERVER].seen, 1);
         assert_eq!(shared.counts(9000)[TO_SERVER].seen, 1);
@@ -348,15 +360,28 @@ mod tests {
         to_server.admit(&tcp_packet(5000, 443, 0x14, 0, 0)); // RST: spared
         to_server.admit(&tcp_packet(5001, 443, 0x02, 0, 0)); // the next connection
         let c = shared.counts(443);
-        assert_eq!((c[TO_SERVER].seen, c[TO_SERVER].lost, c[TO_SERVER].spared), (4, 4, 1));
+        assert_eq!(
+            (c[TO_SERVER].seen, c[TO_SERVER].lost, c[TO_SERVER].spared),
+            (4, 4, 1)
+        );
         assert_eq!(c[TO_SERVER].kinds[Kind::Syn.index()].lost, 3);
         assert_eq!(c[TO_SERVER].kinds[Kind::Data.index()].lost, 1);
-        assert_eq!(c[TO_SERVER].kinds[Kind::FinRst.index()].seen, 0, "the RST is spared");
+        assert_eq!(
+            c[TO_SERVER].kinds[Kind::FinRst.index()].seen,
+            0,
+            "the RST is spared"
+        );
         assert_eq!(c[TO_CLIENT].kinds[Kind::SynAck.index()].lost, 1);
         // Every draw lost: one run.
         assert_eq!(c[TO_SERVER].runs, 1);
         let conns = shared.connections(443);
-        assert_eq!(conns.iter().map(|c| (c.client_port, c.total())).collect::<Vec<_>>(), [(5000, 4), (5001, 1)]);
+        assert_eq!(
+            conns
+                .iter()
+                .map(|c| (c.client_port, c.total()))
+                .collect::<Vec<_>>(),
+            [(5000, 4), (5001, 1)]
+        );
         assert_eq!(conns[0].dropped[TO_SERVER][Kind::Syn.index()], 2);
         assert_eq!(conns[0].dropped[TO_CLIENT][Kind::SynAck.index()], 1);
         assert!(to_server.queue.len() == 1, "only the RST leaves");
