@@ -21,13 +21,19 @@ pub struct Progress {
 
 impl Progress {
     pub fn new(arms: &[ArmSpec], samples: u64) -> Self {
+        let names: Vec<String> = arms.iter().map(ArmSpec::id).collect();
+        Progress::named(&names, samples)
+    }
+
+    /// One bar per name (an arm on each cell of a grid has a name of its own).
+    pub fn named(arms: &[String], samples: u64) -> Self {
         let interactive = std::io::stderr().is_terminal();
         let multi = MultiProgress::with_draw_target(if interactive {
             ProgressDrawTarget::stderr()
         } else {
             ProgressDrawTarget::hidden()
         });
-        let width = arms.iter().map(|a| a.id().len()).max().unwrap_or(10);
+        let width = arms.iter().map(String::len).max().unwrap_or(10);
         let total = multi.add(ProgressBar::new(samples * arms.len() as u64));
         total.set_style(
             ProgressStyle::with_template(&format!(
@@ -53,7 +59,7 @@ impl Progress {
             .map(|a| {
                 let b = multi.add(ProgressBar::new(samples));
                 b.set_style(style.clone());
-                b.set_prefix(a.id());
+                b.set_prefix(a.clone());
                 b
             })
             .collect();

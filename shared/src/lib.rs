@@ -13,6 +13,7 @@ mod index;
 pub mod instructions;
 pub mod json;
 pub mod link;
+pub mod loss;
 pub mod noise;
 pub mod objects;
 pub mod open_loop;
@@ -43,6 +44,7 @@ pub use instructions::{
     Instructions, ResumeRatio,
 };
 pub use link::{Link, LinkCounts, TcpCounters};
+pub use loss::{LossEffect, PairedRatio, Population, Populations};
 pub use noise::{ArmChunks, Chunk, ChunkOutcome, NoiseSettings, SpeedProbe};
 pub use open_loop::{Lateness, OpenLoop};
 pub use placement::{ArmPlacement, RunPlacement, Tracing};

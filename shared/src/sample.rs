@@ -93,6 +93,8 @@ pub fn arm(
         link: None,
         tcp: None,
         server_tcp: None,
+        populations: None,
+        loss_effect: None,
         instructions: None,
     }
 }

@@ -455,6 +455,16 @@ pub struct Arm {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg(not(target_arch = "wasm32"))]
     pub link: Option<crate::link::Link>,
+    /// Arms over an emulated link whose connections the relay could match: the timed
+    /// connections split into those of which the link dropped nothing and the others,
+    /// each with its share, median and p95. Null elsewhere and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub populations: Option<crate::loss::Populations>,
+    /// Lossy cells of a grid: the effect of loss against the control cell (the same arm
+    /// and RTT, no loss, interleaved in the same rounds), for the whole cell and for its
+    /// connections that lost nothing. Null elsewhere and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_effect: Option<crate::loss::LossEffect>,
     /// Arms over an emulated link: the client socket's TCP counters per connection
     /// (retransmissions, timeouts, segments, congestion window). Null elsewhere and in
     /// older files. (Not in the viewer's wasm build.)

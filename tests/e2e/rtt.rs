@@ -348,15 +348,51 @@ fn thirty_percent_loss_completes_with_retransmissions_and_the_asked_loss() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "stderr: {stderr}");
     let e = read_evidence(&dir);
-    let ids: Vec<&str> = e.arms.iter().map(|a| a.id.as_str()).collect();
+    let mut ids: Vec<&str> = e.arms.iter().map(|a| a.id.as_str()).collect();
+    ids.sort_unstable();
+    // A lossy link is measured beside a control: the same link with no loss, in the
+    // same shuffled rounds.
     assert_eq!(
-        ids.len(),
-        2,
-        "tcp-connect and tls13-full, nothing else: {ids:?}"
+        ids,
+        [
+            "tcp-connect-loss0pct-rtt10ms",
+            "tcp-connect-loss30pct-rtt10ms",
+            "tls13-full-ecdsa-p256-x25519-loss0pct-rtt10ms",
+            "tls13-full-ecdsa-p256-x25519-loss30pct-rtt10ms",
+        ],
     );
-    let mut retransmitted = 0;
     for a in &e.arms {
-        assert!(a.id.ends_with("-loss30pct-rtt10ms"), "{}", a.id);
+        assert_eq!(a.round_group.as_deref(), Some("link-grid"), "{}", a.id);
+    }
+    let mut retransmitted = 0;
+    for a in e.arms.iter().filter(|a| a.id.contains("-loss30pct-")) {
+        let control = a.id.replace("-loss30pct", "-loss0pct");
+        let effect = a
+            .loss_effect
+            .as_ref()
+            .expect("a lossy cell has a loss effect");
+        assert_eq!(effect.control, control);
+        assert!(effect.cell.ratio > 0.0, "{}", a.id);
+        // Every timed connection is in one of the two populations, and the relay's
+        // per-connection drops agree with the split.
+        let pops = a.populations.expect("a lossy cell is split by drops");
+        assert_eq!(
+            pops.nothing_dropped.connections + pops.something_dropped.connections,
+            a.samples_us.len() as u64,
+            "{}",
+            a.id
+        );
+        let per = a
+            .link
+            .as_ref()
+            .and_then(|l| l.per_connection.as_ref())
+            .expect("drops are kept per connection");
+        assert_eq!(per.connections, a.samples_us.len() as u64, "{}", a.id);
+        assert!(
+            !per.dropped.is_empty(),
+            "{}: 30% loss dropped nothing",
+            a.id
+        );
         assert!(a.succeeded > 0, "{}: nothing succeeded", a.id);
         let link = a.link.as_ref().expect("an arm on a link records it");
         assert_eq!(link.asked, "rtt=10ms,loss=30%,mtu=1500");
@@ -519,14 +555,12 @@ fn a_signal_during_setup_ends_the_run_with_its_status_and_leaves_nothing() {
 }
 
 /// `--parallel-links`: the links of a grid measured at once, each on a path of its own,
-/// come back as one after the other would: every arm in the grid's order, each link with
+/// come back as the interleaved grid on one path would: every arm in the grid's order, each link with
 /// its own seed and packet counts, and the run's loss sentences; the evidence says the
 /// links overlapped.
 #[test]
-fn a_loss_grid_on_parallel_links_comes_back_as_one_link_after_the_other_would() {
-    if !e2e::needs_root(
-        "a_loss_grid_on_parallel_links_comes_back_as_one_link_after_the_other_would",
-    ) {
+fn a_loss_grid_on_parallel_links_comes_back_as_the_interleaved_grid_would() {
+    if !e2e::needs_root("a_loss_grid_on_parallel_links_comes_back_as_the_interleaved_grid_would") {
         return;
     }
     let _serial = one_at_a_time("rtt");
@@ -583,7 +617,23 @@ fn a_loss_grid_on_parallel_links_comes_back_as_one_link_after_the_other_would() 
     }
     let link = &four.run.settings.extra["link"];
     assert!(link.contains("4 at a time"), "{link}");
-    assert!(one.run.settings.extra["link"].contains("one after the other"));
+    // One link at a time: every cell of the grid in the same shuffled rounds, the 0%
+    // cell of each RTT its lossy cells' control. Parallel links: a round group per link.
+    for a in &one.arms {
+        assert_eq!(a.round_group.as_deref(), Some("link-grid"), "{}", a.id);
+        let effect = a.loss_effect.as_ref().map(|e| e.control.as_str());
+        let lossy = a.link.as_ref().unwrap().loss > 0.0;
+        let rtt = if a.id.ends_with("rtt5ms") {
+            "5ms"
+        } else {
+            "10ms"
+        };
+        let control = format!("tls13-full-ecdsa-p256-x25519-loss0pct-rtt{rtt}");
+        assert_eq!(effect, lossy.then_some(control.as_str()), "{}", a.id);
+    }
+    let groups: std::collections::BTreeSet<_> =
+        four.arms.iter().map(|a| a.round_group.clone()).collect();
+    assert_eq!(groups.len(), 4, "{groups:?}");
     let loss = &four.run.settings.extra["loss_findings"];
     assert_eq!(loss.split(" · ").count(), 2, "one per RTT: {loss}");
     assert!(

@@ -26,6 +26,28 @@ pub struct TcpInfo {
     pub data_segs_out: Option<u32>,
     /// `tcpi_snd_mss`: the largest segment this end sends, in bytes.
     pub snd_mss: u32,
+    /// The socket's own and its peer's TCP port (IPv4), by `getsockname` and
+    /// `getpeername`: what joins the connection with the relay's records of it.
+    pub local_port: Option<u16>,
+    pub peer_port: Option<u16>,
+}
+
+/// The port of an IPv4 socket address `get` fills (getsockname or getpeername).
+fn port_of(
+    socket: &impl AsRawFd,
+    get: unsafe extern "C" fn(
+        libc::c_int,
+        *mut libc::sockaddr,
+        *mut libc::socklen_t,
+    ) -> libc::c_int,
+) -> Option<u16> {
+    // SAFETY: an all-zero sockaddr_in is valid; the kernel writes at most `len` bytes.
+    let mut addr: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: `addr` is a sockaddr_in of `len` bytes, owned here.
+    let r = unsafe { get(socket.as_raw_fd(), (&raw mut addr).cast(), &mut len) };
+    (r == 0 && addr.sin_family == libc::AF_INET as libc::sa_family_t)
+        .then(|| u16::from_be(addr.sin_port))
 }
 
 const SND_MSS: usize = 16;
@@ -53,7 +75,11 @@ pub fn read(socket: &impl AsRawFd) -> Option<TcpInfo> {
     if r != 0 {
         return None;
     }
-    parse(&buf[..(len as usize).min(buf.len())])
+    parse(&buf[..(len as usize).min(buf.len())]).map(|info| TcpInfo {
+        local_port: port_of(socket, libc::getsockname),
+        peer_port: port_of(socket, libc::getpeername),
+        ..info
+    })
 }
 
 /// The fields from the kernel's bytes; None when too short to hold `tcpi_segs_out`.
@@ -72,6 +98,8 @@ pub fn parse(b: &[u8]) -> Option<TcpInfo> {
         rtt_us: u32_at(RTT)?,
         data_segs_out: u32_at(DATA_SEGS_OUT),
         snd_mss: u32_at(SND_MSS)?,
+        local_port: None,
+        peer_port: None,
     })
 }
 
@@ -99,6 +127,8 @@ mod tests {
             rtt_us: 1234,
             data_segs_out: Some(15),
             snd_mss: 1448,
+            local_port: None,
+            peer_port: None,
         };
         assert_eq!(parse(&b), Some(want));
         // A kernel before 6.7 returns 232 bytes: no tcpi_total_rto.
@@ -132,6 +162,17 @@ mod tests {
         assert_eq!(fresh.total_retrans, 0);
         assert!(fresh.rtt_us > 0, "{fresh:?}");
         assert_eq!(fresh.total_rto.unwrap_or(0), 0);
+        // Each end's ports, as the sockets' addresses say.
+        let (c, s) = (
+            client.local_addr().unwrap().port(),
+            listener.local_addr().unwrap().port(),
+        );
+        assert_eq!((fresh.local_port, fresh.peer_port), (Some(c), Some(s)));
+        let from_server = read(&server).unwrap();
+        assert_eq!(
+            (from_server.local_port, from_server.peer_port),
+            (Some(s), Some(c))
+        );
         client.write_all(b"ping").unwrap();
         let mut got = [0u8; 4];
         server.read_exact(&mut got).unwrap();

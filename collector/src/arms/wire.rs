@@ -168,6 +168,8 @@ mod tests {
             rtt_us: 0,
             data_segs_out,
             snd_mss: 1448,
+            local_port: None,
+            peer_port: None,
         }
     }
 

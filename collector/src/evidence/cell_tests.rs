@@ -112,6 +112,7 @@ fn conditions_are_the_emulated_rtt_and_the_concurrent_clients() {
             seed,
             client_to_server: shared::LinkCounts::default(),
             server_to_client: shared::LinkCounts::default(),
+            per_connection: None,
         })
     };
     (a.link, b.link) = (link(0.2, 1), link(0.0, 1));

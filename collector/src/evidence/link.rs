@@ -135,6 +135,7 @@ mod tests {
                 lost: 60,
                 ..LinkCounts::default()
             },
+            per_connection: None,
         });
         a.tcp = Some(shared::TcpCounters {
             connections: 4,

@@ -173,6 +173,7 @@ mod tests {
             seed: 1,
             client_to_server: shared::LinkCounts::default(),
             server_to_client: shared::LinkCounts::default(),
+            per_connection: None,
         });
         a.tcp = Some(shared::TcpCounters {
             connections: n as u64,

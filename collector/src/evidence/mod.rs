@@ -6,6 +6,7 @@ pub mod environment;
 pub mod keepalive;
 pub mod link;
 pub mod loss;
+pub mod loss_effect;
 pub mod write;
 
 pub use ci::apply_cis;

@@ -10,6 +10,7 @@ pub mod cluster;
 pub mod decompose;
 pub mod hop;
 pub mod hop_curve;
+pub mod link_record;
 pub mod open_loop;
 pub mod phases;
 pub mod probe;

@@ -128,6 +128,8 @@ pub fn build_arm(run: &ArmRun) -> Arm {
         link: None,
         tcp: tcp_counters(&run.tcp),
         server_tcp: tcp_counters(&run.server_tcp),
+        populations: None,
+        loss_effect: None,
         instructions: None,
     }
 }

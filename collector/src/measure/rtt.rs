@@ -1,6 +1,9 @@
 //! Arms over an emulated link ([`crate::netem`]): the same sessions and timing loop as
 //! on loopback, with the client thread in one network namespace and the servers in
-//! another, one link (RTT × loss) after the other.
+//! another. A grid's cells (RTT × loss) are interleaved on one path — every cell's arms
+//! in the same shuffled rounds, each cell's servers on a link of their own — so whatever
+//! the host does hits every cell alike and a lossy cell pairs with its 0% control; with
+//! `--parallel-links`, links run one per path, several at a time, each alone.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -9,11 +12,15 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use shared::Arm;
 
-use super::measure_sessions;
+use super::link_record::{decorate, Cell};
 use crate::arms::Plan;
 use crate::arms::{ArmSpec, Session, SessionOptions};
 use crate::certs::CertStore;
-use crate::netem::{Counters, DelayPath, LinkSpec, SetupInterrupted, METHOD};
+use crate::netem::{DelayPath, LinkSpec, SetupInterrupted};
+use crate::progress::Progress;
+
+/// The rounds of an interleaved grid are named this in the evidence (`round_group`).
+pub const GRID_GROUP: &str = "link-grid";
 
 /// `20ms`, `0.5ms`: the suffix of an RTT arm's id.
 pub fn label(rtt: Duration) -> String {
@@ -56,10 +63,12 @@ pub fn io_timeout(base: Duration, link: &LinkSpec) -> Duration {
 /// Measures `specs` on every link in `links` (request/response mode: the window ends at
 /// the first response byte). Stops early, keeping what was measured, when `stop` is set.
 ///
-/// `parallel` links are measured at the same time, each on a path of its own (its own
-/// namespaces, TUN devices and relay threads: [`DelayPath::numbered`]), the links with
-/// the longest RTT and loss first (with one path, in the grid's order); within a link its
-/// arms are interleaved in rounds as on one path. The arms come back in the order of `links` whatever finished first.
+/// With `parallel` 1, every link is a cell of one path and all cells' arms are
+/// interleaved in the same rounds ([`grid`]). With more, `parallel` links are measured
+/// at the same time, each on a path of its own (its own namespaces, TUN devices and
+/// relay threads: [`DelayPath::numbered`]), the links with the longest RTT and loss
+/// first; within a link its arms are interleaved in rounds, but links are not with each
+/// other. The arms come back in the order of `links` whatever finished first.
 pub fn run(
     specs: &[ArmSpec],
     (links, label_loss): (&[LinkSpec], bool),
@@ -70,12 +79,14 @@ pub fn run(
     stop: &AtomicBool,
 ) -> Result<Vec<Arm>> {
     let workers = parallel.clamp(1, links.len().max(1));
-    // One path measures the grid in its own order, as before there were several (an
-    // interrupted run keeps the grid's first links).
-    let order = match workers {
-        1 => (0..links.len()).collect(),
-        _ => slowest_first(links),
-    };
+    let opts = (io_timeout_base, keepalive_requests, label_loss);
+    if workers == 1 {
+        let path = open_path(stop, 0)?;
+        path.client.enter()?;
+        let cells: Vec<(usize, &LinkSpec)> = links.iter().enumerate().collect();
+        return grid(&path, specs, &cells, GRID_GROUP, (plan, certs), opts, stop);
+    }
+    let order = slowest_first(links);
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<(usize, Vec<Arm>)>> = Mutex::new(Vec::new());
     std::thread::scope(|scope| -> Result<()> {
@@ -83,31 +94,25 @@ pub fn run(
             .map(|w| {
                 let (order, next, done) = (&order, &next, &done);
                 scope.spawn(move || -> Result<()> {
-                    let path = DelayPath::numbered(stop, w).map_err(|e| {
-                        // A signal during setup is not a missing privilege: say only that
-                        // (run/mod.rs).
-                        if e.is::<SetupInterrupted>() {
-                            e
-                        } else {
-                            e.context(
-                                "emulated round trips (--rtt, --link, --loss) need root, `ip` (iproute2) and /dev/net/tun; no RTT result was faked",
-                            )
-                        }
-                    })?;
+                    let path = open_path(stop, w)?;
                     // This thread (and the servers it starts) now lives in the client
                     // namespace; the relay threads, started above, stay outside.
                     path.client.enter()?;
                     loop {
-                        let Some(&index) = order.get(next.fetch_add(1, Ordering::SeqCst))
-                        else {
+                        let Some(&index) = order.get(next.fetch_add(1, Ordering::SeqCst)) else {
                             return Ok(());
                         };
                         if stop.load(Ordering::SeqCst) {
                             return Ok(());
                         }
-                        let opts = (io_timeout_base, keepalive_requests, label_loss);
-                        let arms = one_link(&path, specs, &links[index], index, plan, certs, opts, stop)?;
-                        done.lock().unwrap_or_else(|e| e.into_inner()).push((index, arms));
+                        // One link alone on its path, its rounds named after it.
+                        let link = [(index, &links[index])];
+                        let group = suffix(&links[index], label_loss);
+                        let group = group.trim_start_matches('-');
+                        let arms = grid(&path, specs, &link, group, (plan, certs), opts, stop)?;
+                        done.lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((index, arms));
                     }
                 })
             })
@@ -120,6 +125,91 @@ pub fn run(
     let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
     done.sort_by_key(|d| d.0);
     Ok(done.into_iter().flat_map(|d| d.1).collect())
+}
+
+/// The `n`-th emulated path of the run, or why there is none.
+fn open_path(stop: &AtomicBool, n: usize) -> Result<DelayPath> {
+    DelayPath::numbered(stop, n).map_err(|e| {
+        // A signal during setup is not a missing privilege: say only that (run/mod.rs).
+        if e.is::<SetupInterrupted>() {
+            e
+        } else {
+            e.context(
+                "emulated round trips (--rtt, --link, --loss) need root, `ip` (iproute2) and /dev/net/tun; no RTT result was faked",
+            )
+        }
+    })
+}
+
+/// Every arm of `specs` on every link of `links` (each with its index in the run's
+/// grid), all interleaved in the same rounds (named `group`) on `path`, this thread
+/// already in its client namespace: each session's server port gets its cell's link
+/// ([`DelayPath::assign`]), so a round visits every cell in shuffled order and drift
+/// hits each alike.
+fn grid(
+    path: &DelayPath,
+    specs: &[ArmSpec],
+    links: &[(usize, &LinkSpec)],
+    group: &str,
+    (plan, certs): (&Plan, &CertStore),
+    (io_timeout_base, keepalive_requests, label_loss): (Duration, u64, bool),
+    stop: &AtomicBool,
+) -> Result<Vec<Arm>> {
+    let Some((first_index, first)) = links.first() else {
+        return Ok(Vec::new());
+    };
+    // The path's own link sets the devices' MTU, which every cell shares.
+    path.set_link(first, link_seed(plan.seed, *first_index))?;
+    let mut cells = Vec::new();
+    let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = Vec::new();
+    for &(index, link) in links {
+        let seed = link_seed(plan.seed, index);
+        let suffix = suffix(link, label_loss);
+        let opts = SessionOptions {
+            io_timeout: io_timeout(io_timeout_base, link),
+            request: plan.request,
+            placement: path.placement(),
+            keepalive_requests,
+        };
+        for spec in specs {
+            let session = spec
+                .start(certs, &opts)
+                .with_context(|| format!("starting arm {spec} at{suffix}"))?;
+            let port = session.server_port();
+            let Some(p) = port else {
+                anyhow::bail!("arm {spec} has no server port of its own, so it cannot be one cell of an interleaved grid (--parallel-links 2 measures links apart)");
+            };
+            path.assign(p, link, seed)?;
+            cells.push(Cell {
+                link: *link,
+                seed,
+                suffix: suffix.clone(),
+                port,
+            });
+            sessions.push((*spec, session));
+        }
+    }
+    let asked: Vec<String> = links.iter().map(|(_, l)| l.to_string()).collect();
+    eprintln!(
+        "collector: {} arms × {} links interleaved on one emulated path ({})",
+        specs.len(),
+        links.len(),
+        asked.join("; ")
+    );
+    let names: Vec<String> = sessions
+        .iter()
+        .zip(&cells)
+        .map(|((s, _), c)| format!("{}{}", s.id(), c.suffix))
+        .collect();
+    let progress = Progress::named(&names, plan.samples);
+    let runs = super::run(&mut sessions, plan, group, &progress, stop);
+    progress.finish();
+    Ok(runs
+        .iter()
+        .zip(&cells)
+        .filter(|(r, _)| r.attempted > 0)
+        .map(|(r, cell)| decorate(super::build_arm(r), r, cell, path))
+        .collect())
 }
 
 /// The links' indexes, longest RTT first and, at one RTT, highest loss first: with fewer
@@ -135,57 +225,6 @@ pub fn slowest_first(links: &[LinkSpec]) -> Vec<usize> {
     order
 }
 
-/// Every arm of `specs` on `link` (the `index`-th of the run), on `path`.
-#[allow(clippy::too_many_arguments)] // one call site; each is a different thing
-fn one_link(
-    path: &DelayPath,
-    specs: &[ArmSpec],
-    link: &LinkSpec,
-    index: usize,
-    plan: &Plan,
-    certs: &CertStore,
-    (io_timeout_base, keepalive_requests, label_loss): (Duration, u64, bool),
-    stop: &AtomicBool,
-) -> Result<Vec<Arm>> {
-    let seed = link_seed(plan.seed, index);
-    path.set_link(link, seed)?;
-    let suffix = suffix(link, label_loss);
-    let opts = SessionOptions {
-        io_timeout: io_timeout(io_timeout_base, link),
-        request: plan.request,
-        placement: path.placement(),
-        keepalive_requests,
-    };
-    let mut sessions: Vec<(ArmSpec, Box<dyn Session>)> = Vec::new();
-    for spec in specs {
-        let session = spec
-            .start(certs, &opts)
-            .with_context(|| format!("starting arm {spec} at{suffix}"))?;
-        sessions.push((*spec, session));
-    }
-    eprintln!(
-        "collector: {} arms on an emulated link ({link})",
-        specs.len()
-    );
-    let ports: Vec<(String, Option<u16>)> = sessions
-        .iter()
-        .map(|(s, session)| (s.id(), session.server_port()))
-        .collect();
-    let group = suffix.trim_start_matches('-');
-    let mut arms = Vec::new();
-    for mut arm in measure_sessions(&mut sessions, plan, group, stop) {
-        let port = ports.iter().find(|(id, _)| *id == arm.id).and_then(|p| p.1);
-        let counts = port.map_or([Counters::default(); 2], |p| path.counts(p));
-        arm.link = Some(record(link, seed, counts));
-        arm.id = format!("{}{suffix}", arm.id);
-        arm.rtt_ms = Some(link.rtt.as_secs_f64() * 1000.0);
-        arm.rtt_method = Some(METHOD.to_string());
-        arm.rtt_multiple = rtt_multiple(&arm);
-        arms.push(arm);
-    }
-    Ok(arms)
-}
-
 /// The arm's p50 in round trips of its own measured path (its median connect time), on
 /// a link with a round trip asked; None at 0 ms, where connect() times the relay and the
 /// kernel, not a path.
@@ -193,30 +232,6 @@ pub fn rtt_multiple(arm: &Arm) -> Option<f64> {
     let (asked, measured, p50) = (arm.rtt_ms?, arm.rtt_measured_ms?, arm.latency_us?.p50);
     let m = p50 / (measured * 1000.0);
     (asked > 0.0 && m.is_finite() && m > 0.0).then_some(m)
-}
-
-/// The evidence's account of `link`: what was asked and what each direction did.
-fn record(link: &LinkSpec, seed: u64, [to_server, to_client]: [Counters; 2]) -> shared::Link {
-    let counts = |c: Counters| shared::LinkCounts {
-        seen: c.seen,
-        lost: c.lost,
-        queue_full: c.queue_full,
-        too_big: c.too_big,
-        spared_rst: c.spared,
-    };
-    shared::Link {
-        asked: link.to_string(),
-        rtt_ms: link.rtt.as_secs_f64() * 1000.0,
-        loss: link.loss,
-        burst_packets: link.burst,
-        jitter_ms: link.jitter.as_secs_f64() * 1000.0,
-        rate_bit_s: link.rate_bps,
-        limit_packets: link.rate_bps.map(|_| link.limit),
-        mtu: link.mtu,
-        seed,
-        client_to_server: counts(to_server),
-        server_to_client: counts(to_client),
-    }
 }
 
 #[cfg(test)]

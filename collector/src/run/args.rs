@@ -162,9 +162,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "SETTINGS", value_parser = super::link_args::LinkArg::parse)]
     pub link: Option<super::link_args::LinkArg>,
 
-    /// Loss rates, e.g. `0%,1%,3%`: with --rtt, every RTT × loss combination is an arm
-    /// set of its own (ids `…-loss3pct-rtt20ms`), one after the other (or several at a
-    /// time: --parallel-links). Samples: a p95 needs --samples 72 or more per arm to have
+    /// Loss rates, e.g. `0%,1%,3%`: with --rtt, every RTT × loss combination is a cell
+    /// of the grid (ids `…-loss3pct-rtt20ms`), all cells interleaved in the same shuffled
+    /// rounds on one path, each cell's servers on a link of their own. A 0% cell of each
+    /// RTT is always measured (added if not asked): each lossy cell's effect is its
+    /// median over that control's, paired round by round (`loss_effect`), whole and for
+    /// its connections the link dropped nothing of (`populations`). Samples: a p95 needs --samples 72 or more per arm to have
     /// a distribution-free 95% interval inside the sample (order statistics of a binomial
     /// at 0.95: with 100 it is the 90th to the 100th sample); the 20 of --rtt's default
     /// put p95 on the 19th of 20, with no interval. The README's sweep uses 100.
@@ -181,12 +184,14 @@ pub struct RunArgs {
 
     /// Emulated links (RTT × loss combinations of --rtt/--loss) measured at the same
     /// time, each on a path of its own: its own pair of network namespaces, TUN devices
-    /// and relay threads (1 to 64; 1: one link after the other). A lossy link's
-    /// connections mostly wait on TCP's timers, so a grid of them is bound by waiting,
-    /// not by CPU; the links with the longest RTT and loss start first. Connections of
-    /// different links then overlap in time (within a link they never do), and the
-    /// evidence says so (settings.extra.link). Not free: on two CPUs, 20 links at once
-    /// made a 0%-loss cell at 5.6 ms up to 2.6 ms slower at p95 (README)
+    /// and relay threads (1 to 64; 1, the default: every cell interleaved on one path,
+    /// one connection at a time). A lossy link's connections mostly wait on TCP's
+    /// timers, so a grid of them is bound by waiting, not by CPU; the links with the
+    /// longest RTT and loss start first. What it costs: connections of different links
+    /// overlap in time (within a link they never do), the cells are no longer measured
+    /// in the same rounds, so no cell pairs with its 0% control (no `loss_effect`), and
+    /// the evidence says so (settings.extra.link). On two CPUs, 20 links at once made a
+    /// 0%-loss cell at 5.6 ms up to 2.6 ms slower at p95
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub parallel_links: u16,
 

@@ -59,6 +59,8 @@ pub struct LinkGrid {
     pub label_loss: bool,
     /// What was asked, for the evidence: `--link …`, `--loss …` as given.
     pub text: String,
+    /// A 0% cell was added at each RTT, as the lossy cells' control (none was asked).
+    pub control_added: bool,
 }
 
 impl LinkGrid {
@@ -83,7 +85,13 @@ impl LinkGrid {
         }
         let base = link.map_or(LinkSpec::delay(Duration::ZERO), |l| l.spec);
         let rtts = rtts.map_or(vec![base.rtt], <[Duration]>::to_vec);
-        let losses = loss.map_or(vec![base.loss], |l| l.losses.clone());
+        let mut losses = loss.map_or(vec![base.loss], |l| l.losses.clone());
+        // Every lossy cell is compared with a cell of its RTT that loses nothing,
+        // measured in the same rounds: there is always one.
+        let control_added = losses.iter().any(|&l| l > 0.0) && !losses.contains(&0.0);
+        if control_added {
+            losses.insert(0, 0.0);
+        }
         let mut links = Vec::new();
         for &rtt in &rtts {
             for &loss in &losses {
@@ -105,6 +113,7 @@ impl LinkGrid {
             label_loss: loss.is_some() || base.loss > 0.0,
             links,
             text,
+            control_added,
         }))
     }
 
@@ -148,6 +157,25 @@ mod tests {
             .all(|l| l.rate_bps == Some(100_000_000) && l.limit == 50));
         assert_eq!(g.suffix(&g.links[2]), "-loss3pct-rtt5ms");
         assert_eq!(g.text, "--link rate=100mbit,limit=50 --loss 0%,1%,3%");
+        assert!(!g.control_added, "0% was asked");
+        // Without 0% asked, each RTT gets a 0% cell first.
+        let loss = LossList::parse("3%,10%").unwrap();
+        let g = LinkGrid::of(Some(&[ms(5), ms(50)]), Some(&loss), None)
+            .unwrap()
+            .unwrap();
+        let got: Vec<(Duration, f64)> = g.links.iter().map(|l| (l.rtt, l.loss)).collect();
+        assert_eq!(
+            got,
+            [
+                (ms(5), 0.0),
+                (ms(5), 0.03),
+                (ms(5), 0.1),
+                (ms(50), 0.0),
+                (ms(50), 0.03),
+                (ms(50), 0.1)
+            ]
+        );
+        assert!(g.control_added);
     }
 
     #[test]
@@ -155,10 +183,14 @@ mod tests {
         let g = LinkGrid::of(Some(&[ms(20)]), None, None).unwrap().unwrap();
         assert_eq!(g.links, [LinkSpec::delay(ms(20))]);
         assert_eq!(g.suffix(&g.links[0]), "-rtt20ms");
+        assert!(!g.control_added);
         let link = LinkArg::parse("rtt=10ms,loss=30%").unwrap();
         let g = LinkGrid::of(None, None, Some(&link)).unwrap().unwrap();
-        assert_eq!(g.links.len(), 1);
-        assert_eq!(g.suffix(&g.links[0]), "-loss30pct-rtt10ms");
+        // A lossy link gets its control: the same link losing nothing.
+        assert_eq!(g.links.len(), 2);
+        assert!(g.control_added);
+        assert_eq!(g.suffix(&g.links[0]), "-loss0pct-rtt10ms");
+        assert_eq!(g.suffix(&g.links[1]), "-loss30pct-rtt10ms");
         assert_eq!(LinkGrid::of(None, None, None), Ok(None));
     }
 

@@ -277,6 +277,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
     let hop = phases::finish(&mut arms, &hop_before, &hop_after)?;
     let finished = OffsetDateTime::now_utc();
     evidence::apply_cis(&mut arms, args.bootstrap as usize, seed);
+    evidence::loss_effect::apply(&mut arms, args.bootstrap as usize, seed);
     let mut comparisons = evidence::comparisons(&arms, args.bootstrap as usize, seed);
     comparisons.append(&mut peer.comparisons);
     let mut environment = environment::collect(load_before);
