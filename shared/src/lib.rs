@@ -13,6 +13,7 @@ mod index;
 pub mod instructions;
 pub mod json;
 pub mod link;
+pub mod link_check;
 pub mod loss;
 pub mod noise;
 pub mod objects;

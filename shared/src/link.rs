@@ -188,52 +188,6 @@ impl LinkCounts {
     }
 }
 
-/// The 99% acceptance interval, in packets, of a Binomial(`n`, `p`) count: the
-/// smallest `lo` with P(X ≤ lo) ≥ 0.005 and the smallest `hi` with P(X ≤ hi) ≥ 0.995 (by
-/// the exact distribution, summed in log space).
-pub fn binomial_interval99(n: u64, p: f64) -> (u64, u64) {
-    if n == 0 || p <= 0.0 {
-        return (0, 0);
-    }
-    if p >= 1.0 {
-        return (n, n);
-    }
-    let (ln_p, ln_q) = (p.ln(), (1.0 - p).ln());
-    let mut ln_pmf = n as f64 * ln_q;
-    let mut cdf = 0.0;
-    let mut lo = None;
-    for k in 0..=n {
-        if k > 0 {
-            ln_pmf += ((n - k + 1) as f64 / k as f64).ln() + ln_p - ln_q;
-        }
-        cdf += ln_pmf.exp();
-        if lo.is_none() && cdf >= 0.005 {
-            lo = Some(k);
-        }
-        if cdf >= 0.995 {
-            return (lo.unwrap_or(k), k);
-        }
-    }
-    (lo.unwrap_or(n), n)
-}
-
-/// The Wald–Wolfowitz runs test's z for `runs` runs among `lost` and `kept` outcomes:
-/// near 0 when the outcomes are independent, negative when losses clump (bursts).
-/// None when either outcome never occurred.
-pub fn runs_z(runs: u64, lost: u64, kept: u64) -> Option<f64> {
-    let (a, b) = (lost as f64, kept as f64);
-    let n = a + b;
-    if lost == 0 || kept == 0 || n < 3.0 {
-        return None;
-    }
-    let mean = 2.0 * a * b / n + 1.0;
-    let var = (mean - 1.0) * (mean - 2.0) / (n - 1.0);
-    (var > 0.0).then(|| (runs as f64 - mean) / var.sqrt())
-}
-
-/// |z| within which a runs test passes at 99% (two-sided).
-pub const RUNS_Z99: f64 = 2.576;
-
 /// What `getsockopt(TCP_INFO)` on one end's socket said after each timed connection, one
 /// entry per successful sample in the order of `samples_us`: the client's (`Arm.tcp`,
 /// after the window, before close) or the server's (`Arm.server_tcp`, after the client's
@@ -263,36 +217,6 @@ pub struct TcpCounters {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_binomial_interval_matches_the_exact_quantiles() {
-        // Binomial(10, 0.5): P(X ≤ 0) = 1/1024 < 0.005, P(X ≤ 1) = 11/1024 ≥ 0.005;
-        // P(X ≤ 8) = 1013/1024 < 0.995, P(X ≤ 9) = 1023/1024 ≥ 0.995.
-        assert_eq!(binomial_interval99(10, 0.5), (1, 9));
-        // Binomial(100, 0.03): P(X ≤ 0) = 0.97^100 = 0.0476 ≥ 0.005; the upper bound is
-        // 8 (P(X ≤ 7) = 0.9894, P(X ≤ 8) = 0.9968, summed from the pmf).
-        assert_eq!(binomial_interval99(100, 0.03), (0, 8));
-        assert_eq!(binomial_interval99(0, 0.03), (0, 0));
-        assert_eq!(binomial_interval99(50, 0.0), (0, 0));
-        // Large n does not underflow: 20,000 × 20% = 4,000, σ = 56.6, ±2.576 σ ≈ ±146.
-        let (lo, hi) = binomial_interval99(20_000, 0.2);
-        assert!(
-            (3850..=3860).contains(&lo) && (4140..=4150).contains(&hi),
-            "{lo} {hi}"
-        );
-    }
-
-    #[test]
-    fn the_runs_test_tells_alternation_and_clumps_from_chance() {
-        // 10 lost and 10 kept, by the formula:
-        // mean = 2·10·10/20 + 1 = 11, var = 10·9/19 = 4.737.
-        let z = runs_z(11, 10, 10).unwrap();
-        assert!(z.abs() < 1e-12);
-        // All losses together (2 runs) is far below; strict alternation (20) far above.
-        assert!(runs_z(2, 10, 10).unwrap() < -RUNS_Z99);
-        assert!(runs_z(20, 10, 10).unwrap() > RUNS_Z99);
-        assert_eq!(runs_z(5, 0, 10), None);
-    }
 
     #[test]
     fn connection_drops_sum_per_connection_and_per_kind() {

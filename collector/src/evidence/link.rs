@@ -4,14 +4,12 @@
 //! server retransmitted on. Written into
 //! `settings.extra.link_findings` (the viewer shows them) and printed in the summary.
 
+use shared::link::PacketKind;
+use shared::link_check::{self, Scope, RUNS_Z99};
 use shared::{Arm, LinkCounts};
 
 use crate::human::us;
 use crate::stats::median_in_place;
-
-/// Standard deviations within which the achieved loss of independent draws is called
-/// as asked: beyond 4.5 σ a binomial count strays by chance about once in 150,000.
-pub const SIGMAS: f64 = 4.5;
 
 /// One line per arm whose link asked for loss, or whose client retransmitted.
 pub fn findings(arms: &[Arm]) -> Vec<String> {
@@ -81,20 +79,71 @@ pub fn findings(arms: &[Arm]) -> Vec<String> {
     out
 }
 
-/// `3.1% (31 of 1,000; within 4.5 σ of 3%)`.
+/// `3.1% (31 of 1,000; within the binomial 99% interval of 3%, 20–42)`, then what of
+/// the process fell outside: a kind of segment whose count did, losses that clumped.
 fn achieved(c: &LinkCounts, asked: f64, burst: Option<f64>) -> String {
     let Some(rate) = c.achieved_loss() else {
         return "— (no packet seen)".into();
     };
     // A burst model's count is not binomial: no bound is claimed for it.
-    let verdict = match burst {
-        Some(_) => String::new(),
-        None if c.within_binomial(asked, SIGMAS) => {
-            format!("; within {SIGMAS} σ of {}%", pct(asked))
-        }
-        None => format!("; OUTSIDE {SIGMAS} σ of {}%", pct(asked)),
+    let Some(check) = link_check::check(c, asked, burst) else {
+        return format!("{}% ({} of {})", pct(rate), c.lost, c.seen);
     };
-    format!("{}% ({} of {}{verdict})", pct(rate), c.lost, c.seen)
+    let all = check.counts[0];
+    let verdict = if all.within() { "within" } else { "OUTSIDE" };
+    let mut text = format!(
+        "{}% ({} of {}; {verdict} the binomial 99% interval of {}%, {}–{}",
+        pct(rate),
+        c.lost,
+        c.seen,
+        pct(asked),
+        all.interval.0,
+        all.interval.1
+    );
+    let kinds: Vec<String> = check
+        .outside()
+        .filter_map(|k| match k.scope {
+            Scope::Kind(kind) => Some(format!(
+                "{} {} of {} OUTSIDE {}–{}",
+                kind_name(kind),
+                k.lost,
+                k.seen,
+                k.interval.0,
+                k.interval.1
+            )),
+            Scope::All => None,
+        })
+        .collect();
+    if !kinds.is_empty() {
+        text.push_str(&format!("; {}", kinds.join(", ")));
+    }
+    match (check.independent(), check.runs_z) {
+        (Some(false), Some(z)) => text.push_str(&format!(
+            "; NOT independent: runs test z = {z:.1} (|z| > {RUNS_Z99})"
+        )),
+        (Some(true), Some(z)) => text.push_str(&format!("; runs test z = {z:.1}")),
+        _ => {}
+    }
+    let failed = check.outside().count() + usize::from(check.independent() == Some(false));
+    if failed > 0 {
+        // Several 99% checks: one outside now and then is chance, not a broken model.
+        text.push_str(&format!(
+            "; {failed} of {} checks at 99% outside",
+            check.checks()
+        ));
+    }
+    text.push(')');
+    text
+}
+
+fn kind_name(k: PacketKind) -> &'static str {
+    match k {
+        PacketKind::Syn => "SYN",
+        PacketKind::SynAck => "SYN-ACK",
+        PacketKind::FinRst => "FIN/RST",
+        PacketKind::Data => "data",
+        PacketKind::Ack => "pure ACK",
+    }
 }
 
 fn pct(v: f64) -> String {
@@ -129,7 +178,8 @@ mod tests {
                 lost: 31,
                 ..LinkCounts::default()
             },
-            // 100 × 30% = 30, σ = √21 = 4.58: 60 lost is 6.5 σ off.
+            // Binomial(100, 0.3): P(X ≤ 18) = 0.0045, P(X ≤ 19) = 0.0089, P(X ≤ 41) = 0.9928,
+            // P(X ≤ 42) = 0.9960: the 99% interval is 19–42, and 60 is far outside.
             server_to_client: LinkCounts {
                 seen: 100,
                 lost: 60,
@@ -155,17 +205,45 @@ mod tests {
         assert_eq!(lines.len(), 1);
         let l = &lines[0];
         assert!(
-            l.contains("31% (31 of 100; within 4.5 σ of 30%) client to server"),
+            l.contains(
+                "31% (31 of 100; within the binomial 99% interval of 30%, 19–42) client to server"
+            ),
             "{l}"
         );
         assert!(
-            l.contains("60% (60 of 100; OUTSIDE 4.5 σ of 30%) server to client"),
+            l.contains("60% (60 of 100; OUTSIDE the binomial 99% interval of 30%, 19–42; 1 of 1 checks at 99% outside) server to client"),
             "{l}"
         );
         assert!(l.contains("1 of 4 connections (25%) included a client retransmission, 1 a retransmission timeout"), "{l}");
         // Median of the one with (1.06 s) and of the three without (61 ms).
         assert!(
             l.contains("(their median 1060.00 ms, the others' 61.00 ms)"),
+            "{l}"
+        );
+    }
+
+    #[test]
+    fn a_kind_outside_its_interval_and_clumped_losses_are_named() {
+        let mut a = lossy_arm();
+        let link = a.link.as_mut().unwrap();
+        // 30 of 100 overall, as asked; but SYN-ACKs 9 of 10 (Binomial(10, 0.3):
+        // P(X ≤ 6) = 0.9894, P(X ≤ 7) = 0.9984, so the interval is 0–7) and one clump:
+        // 30 lost, 70 kept, mean runs = 2·30·70/100 + 1 = 43, var = 42·41/99 = 17.39;
+        // 2 runs: z = (2 − 43)/4.17 = −9.8.
+        link.server_to_client = LinkCounts {
+            seen: 100,
+            lost: 30,
+            by_kind: Some(shared::link::ByKind {
+                syn_ack: shared::link::KindCount { seen: 10, lost: 9 },
+                data: shared::link::KindCount { seen: 90, lost: 21 },
+                ..Default::default()
+            }),
+            runs: Some(2),
+            ..LinkCounts::default()
+        };
+        let l = &findings(&[a])[0];
+        assert!(
+            l.contains("30% (30 of 100; within the binomial 99% interval of 30%, 19–42; SYN-ACK 9 of 10 OUTSIDE 0–7; NOT independent: runs test z = -9.8 (|z| > 2.576); 2 of 4 checks at 99% outside) server to client"),
             "{l}"
         );
     }

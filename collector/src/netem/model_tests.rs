@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::link::LinkSpec;
-use super::model::{serialization, Cause, Fate, Model};
+use super::model::{serialization, Cause, Counters, Fate, Model};
 
 fn us(v: u64) -> Duration {
     Duration::from_micros(v)
@@ -203,4 +203,36 @@ fn a_spared_packet_is_never_lost_and_draws_no_random_number() {
     assert_eq!((b.counters.spared, b.counters.seen), (1000, 1000));
     assert_eq!(a.counters.lost, b.counters.lost);
     assert!(a.counters.lost > 0);
+}
+
+/// `n` packets of 100 bytes, 1 ms apart, counted as the relay counts them, as evidence.
+fn counted(spec: LinkSpec, seed: u64, n: u64) -> shared::LinkCounts {
+    let mut m = Model::new(spec, seed);
+    let mut c = Counters::default();
+    for i in 0..n {
+        c.count(m.offer(us(1000 * i), 100));
+    }
+    shared::LinkCounts {
+        seen: c.seen,
+        lost: c.lost,
+        runs: Some(c.runs),
+        ..shared::LinkCounts::default()
+    }
+}
+
+#[test]
+fn a_seeded_independent_loss_process_passes_the_evidence_checks_and_a_bursty_one_does_not() {
+    use shared::link_check::check;
+    for (p, seed) in [(0.03, 21), (0.2, 22)] {
+        let c = counted(link(&format!("loss={}%", p * 100.0)), seed, 20_000);
+        let d = check(&c, p, None).unwrap();
+        assert_eq!(d.outside().count(), 0, "p {p}: {d:?}");
+        assert_eq!(d.independent(), Some(true), "p {p}: {d:?}");
+    }
+    // Gilbert–Elliott at 10% with bursts of 3, held against independent 10% draws: the
+    // losses come in clumps, so there are far fewer runs than chance gives.
+    let c = counted(link("loss=10%,burst=3"), 23, 20_000);
+    let d = check(&c, 0.1, None).unwrap();
+    assert_eq!(d.independent(), Some(false), "{d:?}");
+    assert!(d.runs_z.unwrap() < -10.0, "{d:?}");
 }
