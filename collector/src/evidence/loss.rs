@@ -104,6 +104,23 @@ pub fn findings(arms: &[Arm]) -> Vec<String> {
     out
 }
 
+/// One line per lossy cell of a grid: its two populations and its effect against the
+/// control (`settings.extra.loss_populations`; one line per cell keeps each short enough
+/// for the viewer's findings).
+pub fn populations(arms: &[Arm]) -> Vec<String> {
+    arms.iter()
+        .filter_map(|a| {
+            let text = super::loss_effect::describe(a)?;
+            let rtt = a.link.as_ref()?.rtt_ms;
+            let name = curve(&a.id).unwrap_or(&a.id);
+            Some(format!(
+                "{name}, {} ms RTT, {text}",
+                (rtt * 10.0).round() / 10.0
+            ))
+        })
+        .collect()
+}
+
 /// `: 14 of 200 (7%) took 1 s or more; of the 10 at or past p95, 9 had a client
 /// retransmission timeout and 10 a client retransmission`, from the arm's own connections
 /// (empty when its TCP counters do not line up with its samples); `slow`: p95 is a second

@@ -8,6 +8,7 @@ use shared::cluster;
 use shared::loss::{rounds_where, LossEffect, PairedRatio};
 use shared::Arm;
 
+use crate::human::us;
 use crate::measure::rtt;
 use crate::netem::LinkSpec;
 
@@ -95,6 +96,49 @@ fn effect(a: &Arm, control: &Arm, resamples: usize, rng: &mut fastrand::Rng) -> 
     })
 }
 
+/// `at 3%: 62% (124 of 200) lost nothing, p50 18.10 ms, the others 230.40 ms; p50
+/// ×1.015 [0.998, 1.026] of the control's, where nothing was lost ×1.005 [0.987, 1.019]`: the cell's populations and its paired ratios (empty parts left out).
+pub fn describe(a: &Arm) -> Option<String> {
+    let loss = a.link.as_ref()?.loss;
+    if loss == 0.0 {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if let Some(p) = &a.populations {
+        let clean = &p.nothing_dropped;
+        let mut s = format!(
+            "{:.0}% ({} of {}) lost nothing",
+            clean.share * 100.0,
+            clean.connections,
+            clean.connections + p.something_dropped.connections
+        );
+        if let Some(p50) = clean.p50_us {
+            s.push_str(&format!(", p50 {}", us(p50)));
+        }
+        if let Some(p50) = p.something_dropped.p50_us {
+            s.push_str(&format!(", the others {}", us(p50)));
+        }
+        parts.push(s);
+    }
+    if let Some(e) = &a.loss_effect {
+        let mut s = format!("p50 {} of the control's", ratio(&e.cell));
+        if let Some(clean) = &e.nothing_dropped {
+            s.push_str(&format!(", where nothing was lost {}", ratio(clean)));
+        }
+        parts.push(s);
+    }
+    (!parts.is_empty()).then(|| format!("at {}%: {}", loss * 100.0, parts.join("; ")))
+}
+
+/// `×1.015 [0.998, 1.026]`, or `×1.015 (no CI: …)`.
+fn ratio(r: &PairedRatio) -> String {
+    match (r.ci95, &r.ci_unavailable) {
+        (Some([lo, hi]), _) => format!("×{:.3} [{lo:.3}, {hi:.3}]", r.ratio),
+        (None, Some(why)) => format!("×{:.3} (no CI: {why})", r.ratio),
+        (None, None) => format!("×{:.3}", r.ratio),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use shared::link::{ConnectionDrop, ConnectionDrops, Direction, PacketKind};
@@ -164,6 +208,37 @@ mod tests {
         let [lo, hi] = clean.ci95.unwrap();
         assert!(lo <= 1.0 && hi >= 1.0, "{lo} {hi}");
         assert_eq!(clean.ci_unavailable, None);
+    }
+
+    #[test]
+    fn a_cell_is_described_by_its_populations_and_its_ratios() {
+        let mut a = cell("3%");
+        a.populations =
+            shared::loss::populations(&[18_000.0, 19_000.0, 230_000.0, 18_500.0], &[0, 0, 2, 0]);
+        a.loss_effect = Some(LossEffect {
+            control: "c".into(),
+            cell: PairedRatio {
+                ratio: 1.015,
+                ci95: Some([0.998, 1.026]),
+                ci_unavailable: None,
+            },
+            nothing_dropped: Some(PairedRatio {
+                ratio: 1.005,
+                ci95: None,
+                ci_unavailable: Some("fewer than 5 rounds".into()),
+            }),
+        });
+        // Three of four lost nothing; their nearest-rank median is the 2nd of 18, 18.5,
+        // 19 ms.
+        assert_eq!(
+            describe(&a).unwrap(),
+            "at 3%: 75% (3 of 4) lost nothing, p50 18.50 ms, the others 230.00 ms; \
+             p50 ×1.015 [0.998, 1.026] of the control's, where nothing was lost ×1.005 \
+             (no CI: fewer than 5 rounds)"
+        );
+        let mut control = cell("0%");
+        control.populations = shared::loss::populations(&control.samples_us.clone(), &[0; 18]);
+        assert_eq!(describe(&control), None, "nothing to say of a control");
     }
 
     #[test]

@@ -162,6 +162,16 @@ pub fn summary(e: &Evidence) -> String {
             let _ = writeln!(out, "  {line}");
         }
     }
+    let populations = crate::evidence::loss::populations(&e.arms);
+    if !populations.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nEach lossy cell split by what the link dropped, and against its 0% control (p50 ratios, paired over shared rounds, 95% CI):"
+        );
+        for line in populations {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
     out.push_str(&phases(e));
     out.push_str(&open_loop(e));
     out.push_str(&crate::instructions::summary(e));

@@ -146,8 +146,9 @@ pub struct RunArgs {
     pub keepalive_requests: u64,
 
     /// Emulated round-trip times, e.g. `0,1,10,50ms`: runs the selected arms (in
-    /// request/response mode, unless --handshake-window) with that RTT between client and server, one RTT after
-    /// the other, instead of on loopback. The delay is applied to every packet, SYN and
+    /// request/response mode, unless --handshake-window) with that RTT between client
+    /// and server instead of on loopback, every RTT (and loss) interleaved in the same
+    /// shuffled rounds. The delay is applied to every packet, SYN and
     /// SYN-ACK included, by a user-space delay line between TUN devices in two network
     /// namespaces made for the run and removed after it. Needs root. Default samples
     /// with --rtt: 20 per arm and RTT.

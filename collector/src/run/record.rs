@@ -149,7 +149,7 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
         put(
             "rtt",
             format!(
-                "{} (one after the other); method: {}",
+                "{} (interleaved in the same rounds, unless --parallel-links); method: {}",
                 rtt.text,
                 crate::netem::METHOD
             ),
@@ -177,6 +177,10 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
     let loss = crate::evidence::loss::findings(arms);
     if !loss.is_empty() {
         put("loss_findings", loss.join(" · "));
+    }
+    let populations = crate::evidence::loss::populations(arms);
+    if !populations.is_empty() {
+        put("loss_populations", populations.join(" · "));
     }
     if let Some(target) = &args.target {
         put(

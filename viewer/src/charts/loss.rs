@@ -10,7 +10,7 @@ use plotters::prelude::*;
 use super::lines::{draw_lines, Axes, Drawn};
 use super::{fail, legend, legend_rows, AxisScale, DrawResult, Scale, PALETTE};
 use crate::data::format::fmt_us;
-use crate::data::loss::{ms, LossPanel};
+use crate::data::loss::{ms, LossPanel, LossView};
 
 /// CSS height of one panel when the panels are stacked.
 pub const PANEL_HEIGHT: u32 = 260;
@@ -34,6 +34,7 @@ pub fn columns(css_w: f64, panels: usize) -> usize {
 pub fn draw_loss<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panels: &[LossPanel],
+    view: LossView,
     scale: f64,
 ) -> DrawResult {
     area.fill(&WHITE).map_err(fail)?;
@@ -56,7 +57,8 @@ pub fn draw_loss<DB: DrawingBackend>(
     // the axis says): a legend inside a narrow panel would cover its lines.
     let names: Vec<&str> = panels.first().map_or(Vec::new(), |p| {
         let p50s = p.lines.iter().step_by(2);
-        p50s.map(|l| l.label.trim_end_matches(" p50")).collect()
+        p50s.map(|l| l.label.trim_end_matches(view.suffixes()[0]))
+            .collect()
     });
     let items: Vec<(&str, RGBColor)> = (0..)
         .zip(names)
@@ -81,7 +83,7 @@ pub fn draw_loss<DB: DrawingBackend>(
             x_scale: Scale::Linear,
             y_scale: Scale::Log,
             x_desc: format!("loss (%), RTT {}", ms(panel.rtt_ms)),
-            y_desc: "p50 (solid), p95 (dashed)",
+            y_desc: view.y_desc(),
             x_tick: &|v| format!("{v}%"),
             y_tick: &|a| fmt_us(Scale::Log.value_at(*a)),
             y_range: Some([r.start, r.end]),
@@ -117,7 +119,9 @@ mod tests {
     #[test]
     fn one_panel_per_rtt_with_the_curves_named_once_above_and_p95_dashed_in_their_color() {
         let panels = [panel(5.6), panel(31.2), panel(78.7)];
-        let rec = Recorder::draw(1000, height_for(3), |a| draw_loss(a, &panels, 1.0));
+        let rec = Recorder::draw(1000, height_for(3), |a| {
+            draw_loss(a, &panels, LossView::Percentiles, 1.0)
+        });
         for text in [
             "loss (%), RTT 5.6 ms",
             "loss (%), RTT 31.2 ms",
@@ -155,10 +159,20 @@ mod tests {
             ],
         };
         let dashed = Recorder::draw(1000, height_for(1), |a| {
-            draw_loss(a, &[one(&[(0.0, 9_500.0), (10.0, 1_050_000.0)])], 1.0)
+            draw_loss(
+                a,
+                &[one(&[(0.0, 9_500.0), (10.0, 1_050_000.0)])],
+                LossView::Percentiles,
+                1.0,
+            )
         });
         let cut = Recorder::draw(1000, height_for(1), |a| {
-            draw_loss(a, &[one(&[(10.0, 1_050_000.0)])], 1.0)
+            draw_loss(
+                a,
+                &[one(&[(10.0, 1_050_000.0)])],
+                LossView::Percentiles,
+                1.0,
+            )
         });
         assert_eq!(dashed.paths - cut.paths, 5);
     }
@@ -167,7 +181,7 @@ mod tests {
     fn the_second_panels_marks_and_ticks_are_drawn_in_it() {
         // Two panels side by side on 1000 px: the right one starts at x = 500.
         let rec = Recorder::draw(1000, height_for(2), |a| {
-            draw_loss(a, &[panel(5.6), panel(31.2)], 1.0)
+            draw_loss(a, &[panel(5.6), panel(31.2)], LossView::Percentiles, 1.0)
         });
         let right = |x: i32| (500..1000).contains(&x);
         let curve = |r: &&(_, bool, (i32, i32))| {
@@ -200,16 +214,20 @@ mod tests {
         assert_eq!(height_for(4), 4 * PANEL_HEIGHT + LEGEND_HEIGHT);
         assert_eq!(height_for(0), PANEL_HEIGHT + LEGEND_HEIGHT);
         // Nothing to draw says so, and huge or empty values do not break the axis.
-        let rec = Recorder::draw(400, 260, |a| draw_loss(a, &[], 1.0));
+        let rec = Recorder::draw(400, 260, |a| draw_loss(a, &[], LossView::Percentiles, 1.0));
         assert!(rec.texts.is_empty(), "{:?}", rec.texts);
         let huge = [LossPanel {
             rtt_ms: f64::MAX,
             lines: vec![line("a p50", &[(0.0, 1.7e308), (100.0, 0.0)], false)],
         }];
-        Recorder::draw(400, 260, |a| draw_loss(a, &huge, 1.0));
+        Recorder::draw(400, 260, |a| {
+            draw_loss(a, &huge, LossView::Percentiles, 1.0)
+        });
         // A file with hundreds of RTTs: panels too small to hold a chart fail to draw
         // (said under the canvas), never panic.
         let many: Vec<LossPanel> = (0..500).map(|i| panel(f64::from(i))).collect();
-        let _ = Recorder::try_draw(400, height_for(many.len()), |a| draw_loss(a, &many, 1.0));
+        let _ = Recorder::try_draw(400, height_for(many.len()), |a| {
+            draw_loss(a, &many, LossView::Percentiles, 1.0)
+        });
     }
 }

@@ -12,7 +12,7 @@ use super::{
 use crate::data::derive::{CdfSeries, SpeedupBar};
 use crate::data::flights::{fmt_bytes, FlightChart};
 use crate::data::format::fmt_us;
-use crate::data::loss::{ms, LossPanel};
+use crate::data::loss::{ms, LossPanel, LossView};
 use crate::data::outcome::PercentileBar;
 use crate::data::phases::Waterfall;
 use crate::data::series::{CapacityMetric, Line};
@@ -33,7 +33,7 @@ pub enum ChartSpec {
     Capacity(Vec<Line>, CapacityMetric),
     Ttfb(Vec<Line>),
     /// Handshake p50 and p95 against loss, a panel per RTT.
-    Loss(Vec<LossPanel>),
+    Loss(Vec<LossPanel>, LossView),
     Waterfall(Vec<Waterfall>),
     /// One arm across runs: a line per host, and the points marked as changes.
     Trend(Vec<Line>, Vec<(f64, f64, bool)>),
@@ -58,7 +58,7 @@ impl ChartSpec {
             | ChartSpec::Trend(..) => lines::HEIGHT,
             ChartSpec::Waterfall(r) => waterfall::height_for(r.len()),
             ChartSpec::Flights(_) => flights::HEIGHT,
-            ChartSpec::Loss(p) => loss::height_for(p.len()),
+            ChartSpec::Loss(p, _) => loss::height_for(p.len()),
         }
     }
 
@@ -103,7 +103,7 @@ impl ChartSpec {
                 }
                 t
             }
-            ChartSpec::Loss(panels) => {
+            ChartSpec::Loss(panels, _) => {
                 let mut rows = Vec::new();
                 for p in panels {
                     for mut r in lines_text(&p.lines, &|x| format!("{x}% loss"), &us) {
@@ -135,7 +135,7 @@ impl ChartSpec {
             }
             ChartSpec::Flights(c) => c.points.iter().map(|p| p.label.clone()).collect(),
             // The curves are named once, in the legend above the panels.
-            ChartSpec::Loss(p) => p
+            ChartSpec::Loss(p, _) => p
                 .iter()
                 .take(1)
                 .flat_map(|p| &p.lines)
@@ -153,7 +153,7 @@ impl ChartSpec {
             | ChartSpec::Ttfb(_)
             | ChartSpec::Trend(..)
             | ChartSpec::Flights(_)
-            | ChartSpec::Loss(_) => None,
+            | ChartSpec::Loss(..) => None,
             _ => Some(bars::drawn_labels(&self.labels(), css_w)),
         }
     }
@@ -169,7 +169,7 @@ impl ChartSpec {
             ChartSpec::Capacity(l, _) | ChartSpec::Ttfb(l) | ChartSpec::Trend(l, _) => l.len(),
             ChartSpec::Waterfall(r) => r.len(),
             ChartSpec::Flights(c) => c.points.len(),
-            ChartSpec::Loss(p) => p.len(),
+            ChartSpec::Loss(p, _) => p.len(),
         }
     }
 }
@@ -221,7 +221,7 @@ pub fn paint<DB: DrawingBackend>(
         ChartSpec::StackSpeedups(r) => stacks::draw_stack_speedups(area, r, dpr),
         ChartSpec::Capacity(l, metric) => against::draw_capacity(area, l, *metric, dpr),
         ChartSpec::Ttfb(l) => against::draw_ttfb(area, l, dpr),
-        ChartSpec::Loss(p) => loss::draw_loss(area, p, dpr),
+        ChartSpec::Loss(p, view) => loss::draw_loss(area, p, *view, dpr),
         ChartSpec::Waterfall(r) => waterfall::draw_waterfalls(area, r, dpr),
         ChartSpec::Trend(l, marks) => against::draw_trend(area, l, marks, dpr),
         ChartSpec::Flights(c) => flights::draw_flights(area, c, dpr),

@@ -8,16 +8,17 @@ use shared::Evidence;
 
 use crate::charts::spec::ChartSpec;
 use crate::data::filter::ArmFilter;
-use crate::data::loss::loss_panels;
+use crate::data::loss::{loss_panels, panels as panels_of, LossView};
 
 /// One chart of the run's views: (id, heading, what it shows, data).
 pub type ViewChart = (&'static str, &'static str, &'static str, ChartSpec);
 
-/// The loss chart, when the run has loss cells that pass `filter`.
-pub fn loss_chart(ev: &Evidence, filter: &ArmFilter) -> Option<ViewChart> {
+/// The loss charts, when the run has loss cells that pass `filter`: the cells'
+/// percentiles, then (when the collector split them) their two populations' medians.
+pub fn loss_charts(ev: &Evidence, filter: &ArmFilter) -> Vec<ViewChart> {
     let panels = loss_panels(ev, filter);
     if panels.is_empty() {
-        return None;
+        return Vec::new();
     }
     // Over an emulated link the window ends at the first response byte unless the run
     // asked for handshakes only: the heading says which.
@@ -27,10 +28,20 @@ pub fn loss_chart(ev: &Evidence, filter: &ArmFilter) -> Option<ViewChart> {
     } else {
         "Handshake time against loss, a panel per RTT"
     };
-    Some((
+    let mut charts = vec![(
         "loss",
         title,
         "p50 (solid) and p95 (dashed) per arm kind (group or certificate) against the emulated link's loss rate, one panel per RTT, on one log time axis",
-        ChartSpec::Loss(panels),
-    ))
+        ChartSpec::Loss(panels, LossView::Percentiles),
+    )];
+    let split = panels_of(ev, filter, LossView::Populations);
+    if !split.is_empty() {
+        charts.push((
+            "loss-populations",
+            "Connections that lost nothing, and the others",
+            "per arm kind and loss rate, the median of the connections of which the link dropped nothing (solid) and of those it dropped something from (dashed). A lossy cell mixes the two, and its p50 lands wherever the mix puts it — at a few per cent loss, often a time almost no connection took; each population's share and its ratio to the 0% control (measured in the same rounds) are listed under the chart",
+            ChartSpec::Loss(split, LossView::Populations),
+        ));
+    }
+    charts
 }

@@ -99,7 +99,7 @@ pub fn run_views(props: &ViewsProps) -> Html {
             ChartSpec::Flights(c),
         ));
     }
-    charts.extend(super::loss::loss_chart(ev, f));
+    charts.extend(super::loss::loss_charts(ev, f));
     if !falls.is_empty() {
         charts.push((
             "phases",

@@ -533,6 +533,11 @@ fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
         ("keepalive_findings", Topic::KeepAlive, "Per request, "),
         ("link_findings", Topic::Link, "On the emulated link, "),
         ("loss_findings", Topic::Loss, ""),
+        (
+            "loss_populations",
+            Topic::Loss,
+            "Split by what the link dropped: ",
+        ),
     ] {
         let Some(lines) = ev.run.settings.extra.get(key) else {
             continue;

@@ -63,10 +63,63 @@ pub fn short_names(curves: &[&str]) -> Vec<String> {
     curves.iter().map(|c| c[common..].to_string()).collect()
 }
 
+/// What a loss chart draws of each cell: two lines per curve, the first solid, the
+/// second dashed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossView {
+    /// The cell's p50 (with its CI) and p95.
+    Percentiles,
+    /// The medians of the cell's two populations (`Arm.populations`): connections of
+    /// which the link dropped nothing, and the others. A cell's p50 lands between them,
+    /// wherever the mix puts it.
+    Populations,
+}
+
+/// A point's value and its CI, if any.
+type Value = Option<(f64, Option<[f64; 2]>)>;
+
+impl LossView {
+    /// The label suffixes of a curve's two lines (solid, dashed).
+    pub fn suffixes(self) -> [&'static str; 2] {
+        match self {
+            LossView::Percentiles => [" p50", " p95"],
+            LossView::Populations => [" lost nothing, p50", " lost something, p50"],
+        }
+    }
+
+    /// What the y axis shows.
+    pub fn y_desc(self) -> &'static str {
+        match self {
+            LossView::Percentiles => "p50 (solid), p95 (dashed)",
+            LossView::Populations => "p50: lost nothing (solid), lost something (dashed)",
+        }
+    }
+
+    /// The two values of arm `a` (whose latency is `l`).
+    fn values(self, a: &shared::Arm, l: shared::LatencySummary) -> [Value; 2] {
+        match self {
+            LossView::Percentiles => [Some((l.p50, a.p50_ci95_us)), Some((l.p95, None))],
+            LossView::Populations => {
+                let Some(p) = &a.populations else {
+                    return [None, None];
+                };
+                [p.nothing_dropped.p50_us, p.something_dropped.p50_us]
+                    .map(|v| v.filter(|v| v.is_finite()).map(|v| (v, None)))
+            }
+        }
+    }
+}
+
 /// The panels, RTT ascending, curves in the order first met, points by loss; empty unless
 /// some arm with a result ran on a link with loss (at most 100%).
 pub fn loss_panels(ev: &Evidence, filter: &ArmFilter) -> Vec<LossPanel> {
-    // (curve, RTT, loss %, p50, its CI, p95) per arm of a loss grid.
+    panels(ev, filter, LossView::Percentiles)
+}
+
+/// The panels of `view`: as [`loss_panels`]; for [`LossView::Populations`] empty unless
+/// some lossy cell was split into its populations.
+pub fn panels(ev: &Evidence, filter: &ArmFilter, view: LossView) -> Vec<LossPanel> {
+    // (curve, RTT, loss %, the view's two values) per arm of a loss grid.
     let mut cells = Vec::new();
     for a in ev.arms.iter().filter(|a| filter.matches(a)) {
         let (Some(rtt), Some(l), None) = (a.rtt_ms, a.latency_us, no_result(a)) else {
@@ -74,16 +127,17 @@ pub fn loss_panels(ev: &Evidence, filter: &ArmFilter) -> Vec<LossPanel> {
         };
         if let Some((curve, loss)) = loss_suffix(without_rtt_suffix(&a.id)) {
             if loss <= 100.0 && rtt.is_finite() {
-                cells.push((curve, rtt, loss, l.p50, a.p50_ci95_us, l.p95));
+                cells.push((curve, rtt, loss, view.values(a, l)));
             }
         }
     }
-    if !cells.iter().any(|c| c.2 > 0.0) {
+    let split = |c: &(&str, f64, f64, [Value; 2])| c.3.iter().any(Option::is_some);
+    if !cells.iter().any(|c| c.2 > 0.0 && split(c)) {
         return Vec::new();
     }
     // Sorted by RTT, then loss (one f64 sort in the wasm: shared::order); an RTT is
     // whole microseconds (the collector's unit) and a loss at most 100, so the key is unique.
-    let key = |c: &(&str, f64, f64, f64, Option<[f64; 2]>, f64)| c.1 * 1e6 + c.2;
+    let key = |c: &(&str, f64, f64, [Value; 2])| c.1 * 1e6 + c.2;
     let mut keys: Vec<f64> = cells.iter().map(key).collect();
     shared::order::sort_f64(&mut keys);
     keys.dedup();
@@ -100,7 +154,7 @@ pub fn loss_panels(ev: &Evidence, filter: &ArmFilter) -> Vec<LossPanel> {
             if panels.last().is_none_or(|p| p.rtt_ms != c.1) {
                 let mut lines = Vec::new();
                 for n in &names {
-                    for which in [" p50", " p95"] {
+                    for which in view.suffixes() {
                         lines.push(Line {
                             label: format!("{n}{which}"),
                             points: Vec::new(),
@@ -111,9 +165,11 @@ pub fn loss_panels(ev: &Evidence, filter: &ArmFilter) -> Vec<LossPanel> {
             }
             let Some(p) = panels.last_mut() else { continue };
             let i = 2 * curves.iter().position(|n| *n == c.0).unwrap_or(0);
-            let point = |y, spread| Point { x: c.2, y, spread };
-            p.lines[i].points.push(point(c.3, c.4));
-            p.lines[i + 1].points.push(point(c.5, None));
+            for (j, v) in c.3.iter().enumerate() {
+                if let Some((y, spread)) = *v {
+                    p.lines[i + j].points.push(Point { x: c.2, y, spread });
+                }
+            }
         }
     }
     // Every panel has every curve (empty where its RTT lacks it), so a curve keeps its

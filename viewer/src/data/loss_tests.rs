@@ -139,3 +139,41 @@ fn the_collectors_loss_sentences_are_findings_under_the_loss_chart() {
     );
     assert_eq!(Topic::Loss.target(true, 4).0, "#chart-loss-4");
 }
+
+#[test]
+fn the_populations_view_draws_each_populations_median_where_the_collector_split_the_cell() {
+    let mut ev = grid();
+    let all = ArmFilter::default();
+    assert!(
+        panels(&ev, &all, LossView::Populations).is_empty(),
+        "no cell split: no view"
+    );
+    // x25519 at 5.6 ms: the 0% cell lost nothing (20 × 9 ms); at 10%, the 18 fast
+    // connections lost nothing and the 2 that took 1.05 s lost a packet or more.
+    let clean = ev.arms[1].samples_us.clone();
+    ev.arms[1].populations = shared::loss::populations(&clean, &[0; 20]);
+    let mut dropped = [0u32; 20];
+    (dropped[18], dropped[19]) = (1, 3);
+    let mixed = ev.arms[0].samples_us.clone();
+    ev.arms[0].populations = shared::loss::populations(&mixed, &dropped);
+    let p = panels(&ev, &all, LossView::Populations);
+    let labels: Vec<&str> = p[0].lines.iter().map(|l| l.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "x25519 lost nothing, p50",
+            "x25519 lost something, p50",
+            "secp256r1 lost nothing, p50",
+            "secp256r1 lost something, p50"
+        ]
+    );
+    assert_eq!(xy(&p[0].lines[0]), [(0.0, 9_000.0), (10.0, 10_000.0)]);
+    assert_eq!(xy(&p[0].lines[1]), [(10.0, 1_050_000.0)]);
+    // secp256r1's cells were not split: no points, not its cells' p50s.
+    assert!(p[0].lines[2].points.is_empty() && p[0].lines[3].points.is_empty());
+    // The percentiles view is unchanged by the split.
+    assert_eq!(
+        panels(&ev, &all, LossView::Percentiles),
+        loss_panels(&grid(), &all)
+    );
+}
