@@ -364,6 +364,13 @@ fn thirty_percent_loss_completes_with_retransmissions_and_the_asked_loss() {
     for a in &e.arms {
         assert_eq!(a.round_group.as_deref(), Some("link-grid"), "{}", a.id);
     }
+    // The namespaces' TCP metrics cache is off (set and read back at setup), and the
+    // evidence says so.
+    assert!(
+        e.run.settings.extra["link"].contains("net.ipv4.tcp_no_metrics_save=1"),
+        "{}",
+        e.run.settings.extra["link"]
+    );
     let mut retransmitted = 0;
     for a in e.arms.iter().filter(|a| a.id.contains("-loss30pct-")) {
         let control = a.id.replace("-loss30pct", "-loss0pct");

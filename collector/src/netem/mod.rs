@@ -129,6 +129,9 @@ impl DelayPath {
             ns.ip(&["link", "set", "hlab0", "up"])?;
             setup.before(steps[2])?;
             ns.ip(&["route", "add", &format!("{peer}/32"), "dev", "hlab0"])?;
+            for (key, value) in netns::SYSCTLS {
+                ns.sysctl(key, value)?;
+            }
         }
         setup.before(Step::DelayLine)?;
         let shared = Arc::new(relay::Shared::new());

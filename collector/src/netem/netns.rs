@@ -72,6 +72,54 @@ impl Netns {
     }
 }
 
+/// A sysctl the lab sets in both namespaces of a path, and its value: Linux's per-destination
+/// TCP metrics cache (`ip tcp_metrics`) otherwise carries a closed connection's RTT,
+/// RTT variance, ssthresh and congestion window into the next connection to the same
+/// address — and every cell of a grid shares the client's and the server's address, so
+/// a lossy cell's connections could set the control's starting RTO and window.
+pub const SYSCTLS: [(&str, &str); 1] = [("net/ipv4/tcp_no_metrics_save", "1")];
+
+/// `net.ipv4.tcp_no_metrics_save=1`: [`SYSCTLS`] as the evidence records them.
+pub fn applied() -> String {
+    SYSCTLS
+        .iter()
+        .map(|(k, v)| format!("{}={v}", k.replace('/', ".")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Netns {
+    /// Sets `/proc/sys/<key>` to `value` inside this namespace and reads it back: an
+    /// error when the kernel kept another value.
+    pub fn sysctl(&self, key: &str, value: &str) -> Result<()> {
+        let path = format!("/proc/sys/{key}");
+        let got = self.within(|| {
+            std::fs::write(&path, value)?;
+            std::fs::read_to_string(&path)
+        })?;
+        let got =
+            got.with_context(|| format!("could not set {path} in namespace {}", self.name))?;
+        if got.trim() != value {
+            bail!(
+                "{path} in namespace {} reads {:?} after setting {value:?}",
+                self.name,
+                got.trim()
+            );
+        }
+        Ok(())
+    }
+
+    /// `/proc/sys/<key>` as this namespace sees it.
+    pub fn read_sysctl(&self, key: &str) -> Result<String> {
+        let path = format!("/proc/sys/{key}");
+        let got = self.within(|| std::fs::read_to_string(&path))?;
+        Ok(got
+            .with_context(|| format!("could not read {path}"))?
+            .trim()
+            .to_string())
+    }
+}
+
 impl Drop for Netns {
     fn drop(&mut self) {
         let _ = ip(&["netns", "del", &self.name]);
@@ -126,5 +174,39 @@ pub fn remove_stale(prefix: &str) {
         if pid.is_some_and(crate::stale::run_is_over) && !live {
             let _ = ip(&["netns", "del", name]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sysctl_is_set_in_the_namespace_read_back_there_and_left_alone_outside() {
+        if !shared::testing::needs_root(
+            "a_sysctl_is_set_in_the_namespace_read_back_there_and_left_alone_outside",
+        ) {
+            return;
+        }
+        let key = "net/ipv4/tcp_no_metrics_save";
+        let host = std::fs::read_to_string(format!("/proc/sys/{key}")).unwrap();
+        let ns = Netns::create(&format!(
+            "{}{}-sysctl",
+            super::super::NS_PREFIX,
+            std::process::id()
+        ))
+        .unwrap();
+        // A new namespace starts from the kernel's default: metrics are saved.
+        assert_eq!(ns.read_sysctl(key).unwrap(), "0");
+        for (key, value) in SYSCTLS {
+            ns.sysctl(key, value).unwrap();
+            assert_eq!(ns.read_sysctl(key).unwrap(), value);
+        }
+        assert_eq!(
+            std::fs::read_to_string(format!("/proc/sys/{key}")).unwrap(),
+            host
+        );
+        // A value the kernel refuses is an error, not a silent default.
+        assert!(ns.sysctl(key, "not a number").is_err());
     }
 }

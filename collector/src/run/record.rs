@@ -149,9 +149,10 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
         put(
             "rtt",
             format!(
-                "{} (interleaved in the same rounds, unless --parallel-links); method: {}",
+                "{} (interleaved in the same rounds, unless --parallel-links); method: {}; in both namespaces {} (set and read back at setup)",
                 rtt.text,
-                crate::netem::METHOD
+                crate::netem::METHOD,
+                crate::netem::netns::applied()
             ),
         );
     }
@@ -159,14 +160,15 @@ pub fn settings(args: &RunOptions, cx: &Context) -> Settings {
         put(
             "link",
             format!(
-                "{} ({} links: every RTT at every loss rate{}, {}; each arm's `link` has its settings, seed and packet counts)",
+                "{} ({} links: every RTT at every loss rate{}, {}; each arm's `link` has its settings, seed and packet counts; in both namespaces {}, set and read back at setup, so the kernel's per-destination TCP metrics cache carries nothing from one connection to the next)",
                 grid.text,
                 grid.links.len(),
                 if grid.control_added { ", a 0% control added at each RTT" } else { "" },
                 match args.parallel_links.min(grid.links.len()) {
                     0 | 1 => "all interleaved in the same shuffled rounds on one path (round_group link-grid), each cell's servers on a link of their own; one connection at a time".to_string(),
                     n => format!("{n} at a time (--parallel-links), each on a path of its own (namespaces, TUN devices, relay threads), longest RTT and loss first; connections of different links overlap in time, those of one link never do"),
-                }
+                },
+                crate::netem::netns::applied(),
             ),
         );
     }
