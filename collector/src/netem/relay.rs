@@ -135,7 +135,21 @@ struct Line<'a> {
     spare: Vec<Vec<u8>>,
 }
 
-impl Line<'_> {
+impl<'a> Line<'a> {
+    fn new(shared: &'a Shared, direction: usize) -> Line<'a> {
+        Line {
+            direction,
+            shared,
+            epoch: Instant::now(),
+            generation: u64::MAX,
+            models: HashMap::new(),
+            last_due: HashMap::new(),
+            queue: BinaryHeap::new(),
+            arrivals: 0,
+            spare: Vec::new(),
+        }
+    }
+
     /// A packet was just read: its arrival time is now. Ask its port's model, count its
     /// fate and queue it if it leaves.
     fn admit(&mut self, packet: &[u8]) {
@@ -214,17 +228,7 @@ pub fn forward(mut from: Tun, mut to: Tun, direction: usize, shared: &Shared) {
     // batch wake-ups; that slack would be the link's, not the model's.
     // SAFETY: PR_SET_TIMERSLACK takes one integer and changes only this thread.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0) };
-    let mut line = Line {
-        direction,
-        shared,
-        epoch: Instant::now(),
-        generation: u64::MAX,
-        models: HashMap::new(),
-        last_due: HashMap::new(),
-        queue: BinaryHeap::new(),
-        arrivals: 0,
-        spare: Vec::new(),
-    };
+    let mut line = Line::new(shared, direction);
     let mut buf = vec![0u8; 65536];
     while !shared.stop.load(Ordering::Relaxed) {
         line.send_due(&mut to, Instant::now());
@@ -258,15 +262,8 @@ mod tests {
 
     fn line(shared: &Shared, direction: usize) -> Line<'_> {
         Line {
-            direction,
-            shared,
-            epoch: Instant::now(),
-            generation: u64::MAX,
-            models: HashMap::new(),
-            last_due: HashMap::new(),
-            queue: BinaryHeap::new(),
-            arrivals: 0,
             spare: vec![Vec::with_capacity(2000)],
+            ..Line::new(shared, direction)
         }
     }
 

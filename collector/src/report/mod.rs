@@ -142,40 +142,37 @@ pub fn summary(e: &Evidence) -> String {
             }
         }
     }
-    let keepalive = crate::evidence::keepalive::findings(&e.arms);
-    if !keepalive.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nCost per request, p50 of each arm (request mode): a new connection per request, or one kept alive:"
-        );
-        for line in keepalive {
-            let _ = writeln!(out, "  {line}");
-        }
-    }
-    let link = crate::evidence::link::findings(&e.arms);
-    if !link.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nThe emulated link, asked and achieved, and TCP's retransmissions (client side):"
-        );
-        for line in link {
-            let _ = writeln!(out, "  {line}");
-        }
-    }
-    let populations = crate::evidence::loss::populations(&e.arms);
-    if !populations.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nEach lossy cell split by what the link dropped, and against its 0% control (p50 ratios, paired over shared rounds, 95% CI):"
-        );
-        for line in populations {
-            let _ = writeln!(out, "  {line}");
-        }
-    }
+    section(
+        &mut out,
+        "Cost per request, p50 of each arm (request mode): a new connection per request, or one kept alive:",
+        crate::evidence::keepalive::findings(&e.arms),
+    );
+    section(
+        &mut out,
+        "The emulated link, asked and achieved, and TCP's retransmissions (client side):",
+        crate::evidence::link::findings(&e.arms),
+    );
+    section(
+        &mut out,
+        "Each lossy cell split by what the link dropped, and against its 0% control (p50 ratios, paired over shared rounds, 95% CI):",
+        crate::evidence::loss::populations(&e.arms),
+    );
     out.push_str(&phases(e));
     out.push_str(&open_loop(e));
     out.push_str(&crate::instructions::summary(e));
     out
+}
+
+/// `heading` on a line of its own after a blank one, then `lines` indented; nothing
+/// when there are none.
+fn section(out: &mut String, heading: &str, lines: Vec<String>) {
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{heading}");
+    for line in lines {
+        let _ = writeln!(out, "  {line}");
+    }
 }
 
 /// The open-loop sweeps: per offered rate, achieved handshakes/s, p50/p99 from the

@@ -139,9 +139,11 @@ mod tests {
         let g = LinkGrid::of(Some(&[ms(5), ms(50)]), Some(&loss), Some(&link))
             .unwrap()
             .unwrap();
-        let got: Vec<(Duration, f64)> = g.links.iter().map(|l| (l.rtt, l.loss)).collect();
+        let cells = |g: &LinkGrid| -> Vec<(Duration, f64)> {
+            g.links.iter().map(|l| (l.rtt, l.loss)).collect()
+        };
         assert_eq!(
-            got,
+            cells(&g),
             [
                 (ms(5), 0.0),
                 (ms(5), 0.01),
@@ -163,9 +165,8 @@ mod tests {
         let g = LinkGrid::of(Some(&[ms(5), ms(50)]), Some(&loss), None)
             .unwrap()
             .unwrap();
-        let got: Vec<(Duration, f64)> = g.links.iter().map(|l| (l.rtt, l.loss)).collect();
         assert_eq!(
-            got,
+            cells(&g),
             [
                 (ms(5), 0.0),
                 (ms(5), 0.03),
