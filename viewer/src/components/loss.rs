@@ -38,8 +38,8 @@ pub fn loss_charts(ev: &Evidence, filter: &ArmFilter) -> Vec<ViewChart> {
     if !split.is_empty() {
         charts.push((
             "loss-populations",
-            "Connections that lost nothing, and the others",
-            "per arm kind and loss rate, the median of the connections of which the link dropped nothing (solid) and of those it dropped something from (dashed). A lossy cell mixes the two, and its p50 lands wherever the mix puts it — at a few per cent loss, often a time almost no connection took; each population's share and its ratio to the 0% control (measured in the same rounds) are listed under the chart",
+            "Connections that lost nothing, and the others: a lossy cell's p50 is a mix of the two, and lands wherever their shares put it — often at a time few connections took",
+            "per arm kind and loss rate, the median of the connections of which the link dropped nothing (solid) and of those it dropped something from (dashed). A lossy cell mixes the two, and its p50 lands wherever the mix puts it — at a few per cent loss, often a time almost no connection took; each population's share and its ratio to the 0% control (measured in the same rounds) are in the findings",
             ChartSpec::Loss(split, LossView::Populations),
         ));
     }

@@ -91,7 +91,7 @@ impl LossView {
     pub fn y_desc(self) -> &'static str {
         match self {
             LossView::Percentiles => "p50 (solid), p95 (dashed)",
-            LossView::Populations => "p50: lost nothing (solid), lost something (dashed)",
+            LossView::Populations => "p50: nothing lost (solid), rest (dashed)",
         }
     }
 
