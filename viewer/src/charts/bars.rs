@@ -179,7 +179,7 @@ pub fn draw_hbars<DB: DrawingBackend>(
         |v: f64| axis.scale.to_axis(v) >= x_range.start && axis.scale.to_axis(v) <= x_range.end;
     for (i, (row, label)) in rows.iter().zip(&labels).enumerate() {
         let center = (n - 1 - i) as f64;
-        let (lx, ly) = chart.backend_coord(&(x0, center));
+        let (lx, ly) = super::local(area, chart.backend_coord(&(x0, center)));
         let color = if row.error { ERROR } else { INK };
         let fits = label.chars().count();
         label_left_of(area, label, (lx - s(6.0), ly), color, fits, scale)?;
@@ -191,7 +191,7 @@ pub fn draw_hbars<DB: DrawingBackend>(
             match slot {
                 Slot::Empty => {}
                 Slot::NoResult(why) => {
-                    let (px, py) = chart.backend_coord(&(x0, y));
+                    let (px, py) = super::local(area, chart.backend_coord(&(x0, y)));
                     let color = if why.is_error() { ERROR } else { MUTED };
                     let style = font(12.0, scale)
                         .color(&color)
@@ -225,7 +225,7 @@ pub fn draw_hbars<DB: DrawingBackend>(
                     }
                     if let Some(note) = note {
                         let end = ci.map_or(v, |c| v.max(to_x(c[1])));
-                        let (px, py) = chart.backend_coord(&(end, y));
+                        let (px, py) = super::local(area, chart.backend_coord(&(end, y)));
                         let style = font(11.0, scale).pos(Pos::new(HPos::Left, VPos::Center));
                         area.draw(&Text::new(note.clone(), (px + s(4.0), py), style))
                             .map_err(fail)?;

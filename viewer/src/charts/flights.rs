@@ -68,7 +68,7 @@ pub fn draw_flights<DB: DrawingBackend>(
             )
         });
         chart.draw_series(dashes).map_err(fail)?;
-        let (px, py) = chart.backend_coord(&(w, y_top));
+        let (px, py) = super::local(area, chart.backend_coord(&(w, y_top)));
         area.draw(&Text::new(
             format!(
                 "initial window {cwnd} × {mss} B = {}",
@@ -89,7 +89,10 @@ pub fn draw_flights<DB: DrawingBackend>(
         if !(finite(&p.bytes) && finite(&p.rtts)) {
             continue;
         }
-        let (px, py) = chart.backend_coord(&(p.bytes.min(x_range.end), p.rtts.min(y_top)));
+        let (px, py) = super::local(
+            area,
+            chart.backend_coord(&(p.bytes.min(x_range.end), p.rtts.min(y_top))),
+        );
         let r = s(4.0);
         area.draw(&Circle::new((px, py), r, color.filled()))
             .map_err(fail)?;

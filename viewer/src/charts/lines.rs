@@ -110,8 +110,7 @@ pub fn draw_lines<DB: DrawingBackend>(
         scale,
     )?;
     // Backend pixels → `area`'s own (they differ on a panel of a split area).
-    let base = area.get_base_pixel();
-    let at = |c: (i32, i32)| (c.0 - base.0, c.1 - base.1);
+    let at = |c: (i32, i32)| super::local(area, c);
     let to_x = |x: f64| axes.x_scale.to_axis(x).clamp(x_range.start, x_range.end);
     let to_y = |y: f64| axes.y_scale.to_axis(y).clamp(y_lo, y_hi);
     let thin = ShapeStyle::from(MUTED).stroke_width(s(1.0).max(1) as u32);

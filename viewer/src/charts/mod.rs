@@ -191,6 +191,14 @@ pub fn font(px: f64, scale: f64) -> TextStyle<'static> {
 }
 
 /// A label right-aligned at `at`, vertically centred, in `color`.
+/// A backend pixel (what `chart.backend_coord` gives, from the canvas's corner) in
+/// `area`'s own pixels, which `area.draw` takes: they differ on a panel of a split area
+/// and on a chart drawn under an export's header.
+pub fn local<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: (i32, i32)) -> (i32, i32) {
+    let (bx, by) = area.get_base_pixel();
+    (c.0 - bx, c.1 - by)
+}
+
 pub fn label_left_of<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,
@@ -325,12 +333,9 @@ pub fn x_ticks<DB: DrawingBackend>(
     } else {
         1
     };
-    // Backend pixels → `area`'s own (they differ on a panel of a split area).
-    let (bx, by) = area.get_base_pixel();
     for &t in ticks.iter().step_by(stride) {
-        let (px, top) = chart.backend_coord(&(t, y.end));
-        let (_, bottom) = chart.backend_coord(&(t, y.start));
-        let (px, top, bottom) = (px - bx, top - by, bottom - by);
+        let (px, top) = local(area, chart.backend_coord(&(t, y.end)));
+        let (_, bottom) = local(area, chart.backend_coord(&(t, y.start)));
         area.draw(&PathElement::new(vec![(px, top), (px, bottom)], GRID))
             .map_err(fail)?;
         let gap = (4.0 * scale).round() as i32;

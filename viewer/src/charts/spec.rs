@@ -227,3 +227,7 @@ pub fn paint<DB: DrawingBackend>(
         ChartSpec::Flights(c) => flights::draw_flights(area, c, dpr),
     }
 }
+
+#[cfg(test)]
+#[path = "export_tests.rs"]
+mod export_tests;

@@ -105,7 +105,7 @@ pub fn draw_waterfalls<DB: DrawingBackend>(
     let fits = chars_in(lw - 10.0);
     for (i, row) in rows.iter().enumerate() {
         let center = (n - 1 - i) as f64;
-        let (lx, ly) = chart.backend_coord(&(0.0, center));
+        let (lx, ly) = super::local(area, chart.backend_coord(&(0.0, center)));
         let color = if row.miss.is_some() {
             super::ERROR
         } else {
@@ -143,7 +143,7 @@ pub fn draw_waterfalls<DB: DrawingBackend>(
             )))
             .map_err(fail)?;
         let end = row.predicted.max(m);
-        let (px, py) = chart.backend_coord(&(end, center - 0.19));
+        let (px, py) = super::local(area, chart.backend_coord(&(end, center - 0.19)));
         let style = font(11.0, scale)
             .color(if row.miss.is_some() {
                 &super::ERROR
@@ -159,11 +159,12 @@ pub fn draw_waterfalls<DB: DrawingBackend>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::charts::recorder::Recorder;
 
-    fn row(miss: bool) -> Waterfall {
+    /// A waterfall row of hand-written steps and parts (`miss`: the model missed).
+    pub(crate) fn row(miss: bool) -> Waterfall {
         Waterfall {
             arm: "tls13-full-rsa2048-x25519".into(),
             path: vec![

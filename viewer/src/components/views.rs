@@ -108,10 +108,19 @@ pub fn run_views(props: &ViewsProps) -> Html {
             ChartSpec::Waterfall(falls.clone()),
         ));
     }
+    // What an export of each chart names as its source.
+    let (run_id, host, date) = (
+        AttrValue::from(ev.run.id.clone()),
+        AttrValue::from(ev.environment.hostname.clone()),
+        AttrValue::from(ev.run.started_at.clone()),
+    );
+    let conditions = AttrValue::from(crate::data::conditions::words(ev));
     html! {<>
         for (id, title, label, spec) in charts {
             <Chart id={format!("chart-{id}-{key}")} title={AttrValue::from(title.to_string())}
-                   label={label.to_string()} spec={Rc::new(spec)} />
+                   label={label.to_string()} spec={Rc::new(spec)}
+                   run={run_id.clone()} host={host.clone()} date={date.clone()}
+                   conditions={conditions.clone()} />
         }
         if !speedups.is_empty() { {speedup_table(&speedups)} }
         if !ranked.is_empty() {
