@@ -86,6 +86,9 @@ pub fn Trend(props: &TrendProps) -> Html {
                 not compared."}</p>
             if ids.is_empty() {
                 <p class="empty">{"No arm passes the filters: tick a protocol, mode, cert, group or stack under Filters."}</p>
+            } else if props.runs.shown().count() == 1 {
+                <p class="empty" id="trend-one-run">{"One run: nothing to compare yet. The trend draws a point per run; \
+                    another run of the same setup (cargo xtask lab again, or its evidence added below) makes a line."}</p>
             }
             <label>{"arm "}
                 <select id="trend-arm" onchange={on_arm}>
