@@ -124,3 +124,34 @@ fn every_exported_chart_moves_its_labels_with_its_bars() {
         }
     }
 }
+
+#[test]
+fn a_narrow_exports_header_lines_are_cut_to_its_width() {
+    let spec = ChartSpec::Ttfb(vec![line("a", &[(1.0, 3_000.0), (10.0, 21_000.0)], true)]);
+    let arms = format!(
+        "arms: {}",
+        vec!["tls13-full-ecdsa-p256-x25519"; 5].join(", ")
+    );
+    let lines = [
+        "Handshake Lab — TTFB".to_string(),
+        "run r".to_string(),
+        arms.clone(),
+    ];
+    // 420 px wide: 11 px characters of at most 6.6 px each, 6 px margins: 61 fit.
+    assert_eq!(head_chars(420.0, 11.0), 61);
+    let rec = Recorder::draw(420, export_height(&spec), |a| {
+        paint_with_head(a, &spec, &lines, 1.0)
+    });
+    let drawn = rec
+        .texts
+        .iter()
+        .find(|(t, _)| t.starts_with("arms: "))
+        .expect("the arms line");
+    assert_eq!(drawn.0.chars().count(), 61, "{}", drawn.0);
+    assert!(drawn.0.ends_with('…') && arms.starts_with(drawn.0.trim_end_matches('…')));
+    // Wide enough, a line is drawn whole.
+    let wide = Recorder::draw(1400, export_height(&spec), |a| {
+        paint_with_head(a, &spec, &lines, 1.0)
+    });
+    assert!(wide.has_text(&arms));
+}

@@ -186,17 +186,27 @@ pub fn paint_with_head<DB: DrawingBackend>(
 ) -> DrawResult {
     let (top, body) = area.split_vertically((HEAD_PX * dpr).round() as u32);
     top.fill(&plotters::style::WHITE).map_err(super::fail)?;
+    let css_w = f64::from(area.dim_in_pixel().0) / dpr;
     for (i, line) in head.iter().enumerate() {
         let px = if i == 0 { 14.0 } else { 11.0 };
         let at = ((6.0 * dpr) as i32, ((4.0 + 17.0 * i as f64) * dpr) as i32);
+        // Cut to the export's width (a phone's is 420 px): a line past the edge is lost
+        // in a PNG.
+        let fits = head_chars(css_w, px);
         top.draw(&plotters::element::Text::new(
-            line.clone(),
+            super::shorten(line, fits),
             at,
             font(px, dpr),
         ))
         .map_err(super::fail)?;
     }
     paint(&body, spec, dpr)
+}
+
+/// Characters of a `px` font that fit on a header line `css_w` wide (6 px margins; a
+/// character is at most 0.6 em wide on average, as [`super::CHAR_PX`] is for 12 px).
+pub fn head_chars(css_w: f64, px: f64) -> usize {
+    ((css_w - 12.0) / (px * super::CHAR_PX / 12.0)).max(8.0) as usize
 }
 
 /// The height of an export of `spec`, in CSS pixels (the chart and its header).
