@@ -44,8 +44,17 @@ pub fn decorate(mut arm: Arm, run: &ArmRun, cell: &Cell, path: &DelayPath) -> Ar
     arm.id = format!("{}{}", arm.id, cell.suffix);
     arm.rtt_ms = Some(cell.link.rtt.as_secs_f64() * 1000.0);
     arm.rtt_method = Some(METHOD.to_string());
-    arm.rtt_multiple = super::rtt::rtt_multiple(&arm);
+    arm.rtt_multiple = rtt_multiple(&arm);
     arm
+}
+
+/// The arm's p50 in round trips of its own measured path (its median connect time), on
+/// a link with a round trip asked; None at 0 ms, where connect() times the relay and the
+/// kernel, not a path.
+pub fn rtt_multiple(arm: &Arm) -> Option<f64> {
+    let (asked, measured, p50) = (arm.rtt_ms?, arm.rtt_measured_ms?, arm.latency_us?.p50);
+    let m = p50 / (measured * 1000.0);
+    (asked > 0.0 && m.is_finite() && m > 0.0).then_some(m)
 }
 
 /// The drops of each timed connection of `run`, in the order of its samples: the
@@ -139,6 +148,23 @@ pub fn record(link: &LinkSpec, seed: u64, [to_server, to_client]: [Counters; 2])
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rtt_multiple_is_the_p50_over_the_arms_own_round_trip() {
+        let mut a = shared::sample::arm(
+            "tls13-full-x-rtt50ms",
+            shared::Protocol::Tls13,
+            shared::Mode::Full,
+            None,
+            vec![200_000.0],
+        );
+        assert_eq!(rtt_multiple(&a), None, "no link");
+        a.rtt_ms = Some(50.0);
+        a.rtt_measured_ms = Some(50.0);
+        assert_eq!(rtt_multiple(&a), Some(4.0));
+        a.rtt_ms = Some(0.0);
+        assert_eq!(rtt_multiple(&a), None, "no round trip asked");
+    }
 
     #[test]
     fn drops_are_listed_per_connection_direction_and_kind_and_clean_ones_not_at_all() {

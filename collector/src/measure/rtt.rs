@@ -225,35 +225,9 @@ pub fn slowest_first(links: &[LinkSpec]) -> Vec<usize> {
     order
 }
 
-/// The arm's p50 in round trips of its own measured path (its median connect time), on
-/// a link with a round trip asked; None at 0 ms, where connect() times the relay and the
-/// kernel, not a path.
-pub fn rtt_multiple(arm: &Arm) -> Option<f64> {
-    let (asked, measured, p50) = (arm.rtt_ms?, arm.rtt_measured_ms?, arm.latency_us?.p50);
-    let m = p50 / (measured * 1000.0);
-    (asked > 0.0 && m.is_finite() && m > 0.0).then_some(m)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_rtt_multiple_is_the_p50_over_the_arms_own_round_trip() {
-        let mut a = shared::sample::arm(
-            "tls13-full-x-rtt50ms",
-            shared::Protocol::Tls13,
-            shared::Mode::Full,
-            None,
-            vec![200_000.0],
-        );
-        assert_eq!(rtt_multiple(&a), None, "no link");
-        a.rtt_ms = Some(50.0);
-        a.rtt_measured_ms = Some(50.0);
-        assert_eq!(rtt_multiple(&a), Some(4.0));
-        a.rtt_ms = Some(0.0);
-        assert_eq!(rtt_multiple(&a), None, "no round trip asked");
-    }
 
     #[test]
     fn labels_are_readable() {

@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 
 use super::model::Fate;
+use super::packet::TO_SERVER;
 use super::packet::{Kind, Segment};
-use super::relay::TO_SERVER;
 
 /// One connection: its client port and the packets dropped, `[direction][kind]`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -97,7 +97,7 @@ mod tests {
 
     use super::*;
     use crate::netem::model::Cause;
-    use crate::netem::relay::TO_CLIENT;
+    use crate::netem::packet::TO_CLIENT;
 
     fn seg(client_port: u16, kind: Kind) -> Segment {
         Segment {

@@ -2,7 +2,9 @@
 //! server's and the client's TCP port) and its kind, so drops are counted per connection
 //! and per kind of packet.
 
-use super::relay::TO_SERVER;
+/// The two directions, as indexes into the relay's per-direction counts.
+pub const TO_SERVER: usize = 0;
+pub const TO_CLIENT: usize = 1;
 
 /// The kinds of TCP segment the relay tells apart, in the order of [`Kind::ALL`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -101,7 +103,6 @@ pub fn is_rst(packet: &[u8]) -> bool {
 #[cfg(test)]
 pub mod tests {
     use super::*;
-    use crate::netem::relay::TO_CLIENT;
 
     /// An IPv4 packet of a TCP segment from port `from` to port `to` with `flags` and
     /// `payload` bytes of data (a 20-byte IP header, `options` bytes of IP options, a

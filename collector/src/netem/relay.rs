@@ -18,9 +18,7 @@ use super::model::{Counters, Fate, Model};
 use super::packet::{is_rst, segment};
 use super::tun::Tun;
 
-/// The two directions, as indexes into [`Shared::counts`].
-pub const TO_SERVER: usize = 0;
-pub const TO_CLIENT: usize = 1;
+pub use super::packet::{TO_CLIENT, TO_SERVER};
 
 /// A link and each direction's seed.
 type Seeded = (LinkSpec, [u64; 2]);

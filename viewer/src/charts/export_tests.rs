@@ -128,10 +128,7 @@ fn every_exported_chart_moves_its_labels_with_its_bars() {
 #[test]
 fn a_narrow_exports_header_lines_are_cut_to_its_width() {
     let spec = ChartSpec::Ttfb(vec![line("a", &[(1.0, 3_000.0), (10.0, 21_000.0)], true)]);
-    let arms = format!(
-        "arms: {}",
-        vec!["tls13-full-ecdsa-p256-x25519"; 5].join(", ")
-    );
+    let arms = format!("arms: {}", ["tls13-full-ecdsa-p256-x25519"; 5].join(", "));
     let lines = [
         "Handshake Lab — TTFB".to_string(),
         "run r".to_string(),
