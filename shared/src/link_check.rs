@@ -4,7 +4,7 @@
 //! Wald–Wolfowitz runs test). For a model without bursts only: a burst model's counts
 //! are neither binomial nor independent by design.
 
-use crate::link::{LinkCounts, PacketKind};
+use crate::link::{ConnectionDrops, Direction, LinkCounts, PacketKind};
 
 /// The 99% acceptance interval, in packets, of a Binomial(`n`, `p`) count: the
 /// smallest `lo` with P(X ≤ lo) ≥ 0.005 and the smallest `hi` with P(X ≤ hi) ≥ 0.995 (by
@@ -130,10 +130,62 @@ pub fn check(c: &LinkCounts, p: f64, burst: Option<f64>) -> Option<DirectionChec
     Some(DirectionCheck { counts, runs_z })
 }
 
+/// The SYN phase of an arm's timed connections: how many lost a SYN, a SYN-ACK, or both,
+/// and how many lost neither against what independent loss at `p` predicts. A
+/// connection loses neither exactly when its first SYN and its first SYN-ACK both get
+/// through, probability (1 − p)²; the handshake then completes without sending either
+/// again (a SYN-ACK sent again later, after the client's ACK and first data were both
+/// lost, is rare: about p³).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SynPhase {
+    pub connections: u64,
+    pub syn_only: u64,
+    pub syn_ack_only: u64,
+    pub both: u64,
+    /// [`binomial_interval99`] of the connections that lost neither.
+    pub neither_interval: (u64, u64),
+}
+
+impl SynPhase {
+    pub fn neither(&self) -> u64 {
+        self.connections - self.syn_only - self.syn_ack_only - self.both
+    }
+
+    pub fn within(&self) -> bool {
+        (self.neither_interval.0..=self.neither_interval.1).contains(&self.neither())
+    }
+}
+
+/// The SYN phase of `d`'s connections at asked loss `p` (None: no loss asked, a burst
+/// model, or no connection).
+pub fn syn_phase(d: &ConnectionDrops, p: f64, burst: Option<f64>) -> Option<SynPhase> {
+    if p <= 0.0 || burst.is_some() || d.connections == 0 {
+        return None;
+    }
+    let syn = d.of(Direction::ClientToServer, PacketKind::Syn);
+    let syn_ack = d.of(Direction::ServerToClient, PacketKind::SynAck);
+    let (mut syn_only, mut syn_ack_only, mut both) = (0, 0, 0);
+    for (s, a) in syn.iter().zip(&syn_ack) {
+        match (*s > 0, *a > 0) {
+            (true, true) => both += 1,
+            (true, false) => syn_only += 1,
+            (false, true) => syn_ack_only += 1,
+            (false, false) => {}
+        }
+    }
+    Some(SynPhase {
+        connections: d.connections,
+        syn_only,
+        syn_ack_only,
+        both,
+        neither_interval: binomial_interval99(d.connections, (1.0 - p) * (1.0 - p)),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::link::{ByKind, KindCount};
+    use crate::link::{ByKind, ConnectionDrop, KindCount};
 
     #[test]
     fn the_binomial_interval_matches_the_exact_quantiles() {
@@ -215,5 +267,45 @@ mod tests {
         // No loss asked, or a burst model: no claim.
         assert_eq!(check(&c, 0.0, None), None);
         assert_eq!(check(&c, 0.03, Some(3.0)), None);
+    }
+
+    #[test]
+    fn the_syn_phase_is_counted_per_connection_and_held_against_one_minus_p_squared() {
+        let drop = |connection, direction, kind| ConnectionDrop {
+            connection,
+            direction,
+            kind,
+            packets: 1,
+        };
+        let d = ConnectionDrops {
+            connections: 10,
+            dropped: vec![
+                drop(0, Direction::ClientToServer, PacketKind::Syn),
+                drop(1, Direction::ServerToClient, PacketKind::SynAck),
+                drop(2, Direction::ClientToServer, PacketKind::Syn),
+                drop(2, Direction::ServerToClient, PacketKind::SynAck),
+                // Data lost: not the SYN phase.
+                drop(3, Direction::ClientToServer, PacketKind::Data),
+            ],
+        };
+        let s = syn_phase(&d, 0.2, None).unwrap();
+        assert_eq!(
+            (s.syn_only, s.syn_ack_only, s.both, s.neither()),
+            (1, 1, 1, 7)
+        );
+        // Binomial(10, 0.64): P(X ≤ 1) = 0.0007, P(X ≤ 2) = 0.0059; P(X ≤ 9) = 0.9885,
+        // P(X ≤ 10) = 1: the interval is 2–10.
+        assert_eq!(s.neither_interval, (2, 10));
+        assert!(s.within());
+        // One of ten through where 64% are expected is outside.
+        let worse = ConnectionDrops {
+            connections: 10,
+            dropped: (0..9)
+                .map(|c| drop(c, Direction::ClientToServer, PacketKind::Syn))
+                .collect(),
+        };
+        assert!(!syn_phase(&worse, 0.2, None).unwrap().within());
+        assert_eq!(syn_phase(&d, 0.0, None), None);
+        assert_eq!(syn_phase(&d, 0.2, Some(3.0)), None);
     }
 }

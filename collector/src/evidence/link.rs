@@ -5,7 +5,7 @@
 //! `settings.extra.link_findings` (the viewer shows them) and printed in the summary.
 
 use shared::link::PacketKind;
-use shared::link_check::{self, Scope, RUNS_Z99};
+use shared::link_check::{self, Scope, SynPhase, RUNS_Z99};
 use shared::{Arm, LinkCounts};
 
 use crate::human::us;
@@ -31,6 +31,13 @@ pub fn findings(arms: &[Arm]) -> Vec<String> {
                 achieved(&link.client_to_server, link.loss, link.burst_packets),
                 achieved(&link.server_to_client, link.loss, link.burst_packets),
             ));
+        }
+        if let Some(s) = link
+            .per_connection
+            .as_ref()
+            .and_then(|d| link_check::syn_phase(d, link.loss, link.burst_packets))
+        {
+            parts.push(syn_phase(&s, link.loss));
         }
         if let Some(t) = &a.tcp {
             let mut line = format!(
@@ -134,6 +141,23 @@ fn achieved(c: &LinkCounts, asked: f64, burst: Option<f64>) -> String {
     }
     text.push(')');
     text
+}
+
+/// `SYN phase of the 200 timed connections: a SYN lost on 8, a SYN-ACK on 5, both on
+/// 0; 187 lost neither (within the binomial 99% interval of (1 − 3%)², 180–195)`.
+fn syn_phase(s: &SynPhase, p: f64) -> String {
+    format!(
+        "SYN phase of the {} timed connections: a SYN lost on {}, a SYN-ACK on {}, both on {}; {} lost neither ({} the binomial 99% interval of (1 − {}%)², {}–{})",
+        s.connections,
+        s.syn_only,
+        s.syn_ack_only,
+        s.both,
+        s.neither(),
+        if s.within() { "within" } else { "OUTSIDE" },
+        pct(p),
+        s.neither_interval.0,
+        s.neither_interval.1
+    )
 }
 
 fn kind_name(k: PacketKind) -> &'static str {
@@ -244,6 +268,33 @@ mod tests {
         let l = &findings(&[a])[0];
         assert!(
             l.contains("30% (30 of 100; within the binomial 99% interval of 30%, 19–42; SYN-ACK 9 of 10 OUTSIDE 0–7; NOT independent: runs test z = -9.8 (|z| > 2.576); 2 of 4 checks at 99% outside) server to client"),
+            "{l}"
+        );
+    }
+
+    #[test]
+    fn the_syn_phase_is_told_from_the_per_connection_drops() {
+        use shared::link::{ConnectionDrop, ConnectionDrops, Direction};
+        let mut a = lossy_arm();
+        // Four connections at 30%: the first lost its SYN, the third its SYN-ACK.
+        let drop = |connection, direction, kind| ConnectionDrop {
+            connection,
+            direction,
+            kind,
+            packets: 1,
+        };
+        a.link.as_mut().unwrap().per_connection = Some(ConnectionDrops {
+            connections: 4,
+            dropped: vec![
+                drop(0, Direction::ClientToServer, PacketKind::Syn),
+                drop(2, Direction::ServerToClient, PacketKind::SynAck),
+            ],
+        });
+        let l = &findings(&[a])[0];
+        // Binomial(4, 0.49): P(X = 0) = 0.51⁴ = 0.068 ≥ 0.005; P(X ≤ 3) = 1 − 0.49⁴ =
+        // 0.942 < 0.995: the interval is 0–4, and 2 lost neither.
+        assert!(
+            l.contains("SYN phase of the 4 timed connections: a SYN lost on 1, a SYN-ACK on 1, both on 0; 2 lost neither (within the binomial 99% interval of (1 − 30%)², 0–4)"),
             "{l}"
         );
     }
