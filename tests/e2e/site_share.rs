@@ -239,6 +239,62 @@ fn unknown_or_broken_url_state_is_ignored() {
     assert_eq!(panic, json!(true), "no panic");
 }
 
+/// The section bar names every section of a two-run page, each link finds its section,
+/// and the bar is still at the top of the screen at the bottom of the page.
+#[test]
+fn the_section_bar_links_every_section_and_stays_on_screen() {
+    let fx = fixture();
+    let _g = one_at_a_time("browser");
+    let server = Server::start(&fx.www);
+    let browser = open_at(&server, "section-bar", SUB_PATH);
+    let got = browser.exec(
+        "const links = [...document.querySelectorAll('nav.sections a')].map(a => a.getAttribute('href')); \
+         window.scrollTo(0, document.documentElement.scrollHeight); \
+         const top = document.querySelector('nav.sections').getBoundingClientRect().top; \
+         return [links, links.filter(h => !document.querySelector(h)), window.scrollY > 0, top];",
+        json!([]),
+    );
+    let sections = [
+        "#headline",
+        "#findings",
+        "#runs-section",
+        "#changes-section",
+        "#trend-section",
+        "#detail-section",
+        "#cdf-section",
+        "#table-section",
+    ];
+    assert_eq!(
+        got,
+        json!([sections, [], true, 0]),
+        "links, missing, scrolled, bar top"
+    );
+}
+
+/// A link that hides every run opens on a page that says what happened and what to do,
+/// not on a blank one; the run list still offers each run back.
+#[test]
+fn a_link_hiding_every_run_says_how_to_show_one_again() {
+    let fx = fixture();
+    let _g = one_at_a_time("browser");
+    let server = Server::start(&fx.www);
+    let ids = [
+        fx.evidence.run.id.clone(),
+        format!("{}-second", fx.evidence.run.id),
+    ];
+    let browser = Browser::start(scratch("chromium-all-hidden"), 1400, 900, &[]);
+    browser.goto(&format!("{}{SUB_PATH}?hide={}", server.url, ids.join(",")));
+    browser.wait_for(
+        "the run list, both runs hidden",
+        "document.querySelectorAll('#run-list tbody tr.hidden').length == 2",
+    );
+    let state = browser.exec(
+        "return [!!document.querySelector('#all-hidden'),                  document.querySelectorAll('#arm-table tbody tr').length,                  document.querySelector('#panic').hidden];",
+        json!([]),
+    );
+    assert_eq!(state, json!([true, 0, true]), "message, no rows, no panic");
+}
+
 /// Downloads are caught in the page: the anchor's click records its name and URL, an
 /// object URL's blob is read as text (the page revokes the URL right after the click).
 const CATCH_JS: &str = "window.__dl = []; const blobs = new Map(); \

@@ -306,6 +306,9 @@ pub fn App() -> Html {
                 if set.shown().nth(1).is_some() {
                     {changes_section(&ChangesProps { runs: set.clone(), pair, on_pair })}
                 }
+                if set.shown().next().is_none() && !set.history.is_empty() {
+                    <p class="empty" id="all-hidden">{"Every run is hidden: \"show\" on a run in the list above brings its charts and table back."}</p>
+                }
                 if set.shown().next().is_some() {
                     {controls(&ControlsProps { facets: facets_present(&set), filter: (*filter).clone(),
                                               on_toggle: on_facet, scale: *scale, on_scale })}
@@ -352,6 +355,9 @@ pub fn App() -> Html {
                     {run_picker(&RunPickerProps { runs: set.clone(), focus: focus_key, on_pick: on_view })}
                 }
             </header>
+            if all && set.shown().next().is_some() {
+                {section_nav(set.shown().nth(1).is_some())}
+            }
             {failures(&FailuresProps { failures: set.failures.clone(), on_dismiss })}
             if focus_key.is_some() {
                 {headline(focus_head, *scale)}
@@ -360,6 +366,30 @@ pub fn App() -> Html {
                 {rest_of_page}
             }
         </main>
+    }
+}
+
+/// The page's sections, in page order: (anchor, name). "What changed" needs two runs.
+pub const SECTIONS: [(&str, &str); 8] = [
+    ("headline", "Answer"),
+    ("findings", "Findings"),
+    ("runs-section", "Runs"),
+    ("changes-section", "What changed"),
+    ("trend-section", "Trend"),
+    ("detail-section", "Detail"),
+    ("cdf-section", "Distribution"),
+    ("table-section", "Every arm"),
+];
+
+/// A bar of links to the page's sections that stays at the top as the page scrolls
+/// (index.html's `nav.sections`): the page runs to dozens of screens.
+fn section_nav(two_runs: bool) -> Html {
+    html! {
+        <nav class="sections" aria-label="sections of the page">
+            for (id, name) in SECTIONS.iter().filter(|(id, _)| two_runs || *id != "changes-section") {
+                <a href={format!("#{id}")}>{*name}</a>
+            }
+        </nav>
     }
 }
 
