@@ -278,6 +278,7 @@ pub fn findings(ev: &Evidence) -> Vec<Finding> {
     let arms = keyed(ev.arms.iter().map(|a| a.id.as_str()));
     full_cost(ev, &mut out);
     resumption(ev, &arms, &mut out);
+    lab_questions(ev, &mut out);
     post_quantum(ev, &mut out);
     phases(ev, &mut out);
     zero_rtt(ev, &arms, &mut out);
@@ -558,6 +559,73 @@ fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
 }
 
 /// Every arm the tool caught: an error (a known pitfall or not), or failed connections.
+/// How many of `a`'s connections resumed, by the client's count: a rate tool's slices
+/// (`s_time` reports its own), else the arm's; and of how many.
+fn resumed_of(a: &Arm) -> (u64, u64) {
+    match &a.rate {
+        Some(r) if !r.slices.is_empty() => r.slices.iter().fold((0u64, 0u64), |t, s| {
+            (
+                t.0.saturating_add(s.resumed),
+                t.1.saturating_add(s.connections),
+            )
+        }),
+        _ => (a.resumed.client, a.succeeded),
+    }
+}
+
+/// The questions the lab grew from (a write-up of Python's `ssl` and `openssl s_time` on
+/// a shared box, where Python's `session_reused` stayed false): did each resume? Per
+/// resumed arm of each, yes only when every connection resumed and the arm holds no
+/// error, with its counts.
+fn lab_questions(ev: &Evidence, out: &mut Vec<Finding>) {
+    for (client, question) in [
+        (
+            Stack::PythonSsl,
+            "Did Python's ssl module resume its sessions?",
+        ),
+        (Stack::OpensslSTime, "Did openssl s_time -reuse resume?"),
+    ] {
+        let arms: Vec<&Arm> = ev
+            .arms
+            .iter()
+            .filter(|a| a.client_stack == client && a.mode == Mode::Resumed)
+            .filter(|a| a.skipped.is_none())
+            .collect();
+        if arms.is_empty() {
+            continue;
+        }
+        let (mut clauses, mut data) = (Vec::new(), Vec::new());
+        for a in arms {
+            let (resumed, of) = resumed_of(a);
+            // Python runs both ends: its server counts too, and must agree.
+            let python_server = a.server_stack == Stack::PythonSsl;
+            let yes = a.error.is_none()
+                && of > 0
+                && resumed == of
+                && (!python_server || a.resumed.server == of);
+            let server = match python_server {
+                true => format!(", {} by the server's count", a.resumed.server),
+                false => String::new(),
+            };
+            clauses.push(format!(
+                "{} {}: {} ({resumed} of {of} connections resumed{server})",
+                a.id,
+                proto(a.protocol),
+                if yes { "yes" } else { "no" },
+            ));
+            data.push(datum(
+                a,
+                "connections resumed",
+                resumed as f64,
+                None,
+                "connections",
+            ));
+        }
+        let text = format!("{question} {}.", clauses.join("; "));
+        push(out, Topic::Resumption, true, text, data);
+    }
+}
+
 fn pitfalls(ev: &Evidence, out: &mut Vec<Finding>) {
     for a in &ev.arms {
         if let Some(err) = &a.error {
@@ -567,17 +635,7 @@ fn pitfalls(ev: &Evidence, out: &mut Vec<Finding>) {
                 None => format!("{}: {}", a.id, short(err)),
             };
             if a.mode == Mode::Resumed && a.protocol != Protocol::Tcp {
-                let (resumed, of) = match &a.rate {
-                    Some(r) if !r.slices.is_empty() => {
-                        r.slices.iter().fold((0u64, 0u64), |t, s| {
-                            (
-                                t.0.saturating_add(s.resumed),
-                                t.1.saturating_add(s.connections),
-                            )
-                        })
-                    }
-                    _ => (a.resumed.client, a.succeeded),
-                };
+                let (resumed, of) = resumed_of(a);
                 s.push_str(&format!(": {resumed} of {of} connections resumed"));
                 data.push(datum(
                     a,

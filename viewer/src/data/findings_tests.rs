@@ -109,6 +109,76 @@ fn rate_slices_give_the_pitfall_its_resumed_count() {
 }
 
 #[test]
+fn the_lab_questions_are_answered_on_top_with_each_arms_resumed_count() {
+    let mut ev = with_peers();
+    // Python resumed on both ends, 3 of 3 by the client's count and by the server's;
+    // s_time's TLS 1.2 reuse resumed 100 of 100 by its own slices; its TLS 1.3 reuse
+    // (the fixture's known pitfall) 0 of 100.
+    let mut py = ev
+        .arms
+        .iter()
+        .find(|a| a.id == "python-tls13-full")
+        .unwrap()
+        .clone();
+    py.id = "python-tls13-resumed".into();
+    py.mode = Mode::Resumed;
+    (py.succeeded, py.resumed.client, py.resumed.server) = (3, 3, 3);
+    ev.arms.push(py);
+    let tls12 = ev
+        .arms
+        .iter_mut()
+        .find(|a| a.id == "s_time-tls12-reuse-vs-s_server")
+        .unwrap();
+    tls12.rate.as_mut().unwrap().slices = serde_json::from_str(
+        r#"[{"connections": 100, "resumed": 100, "user_cpu_s": 1.0, "real_s": 1.0}]"#,
+    )
+    .unwrap();
+    let answers: Vec<_> = findings(&ev)
+        .into_iter()
+        .filter(|f| f.data.iter().any(|d| d.metric == "connections resumed"))
+        .filter(|f| f.topic == Topic::Resumption)
+        .collect();
+    assert_eq!(
+        answers.len(),
+        2,
+        "one for Python, one for s_time: {answers:#?}"
+    );
+    assert!(answers.iter().all(|f| f.headline), "on top");
+    let counts: Vec<Vec<(&str, f64)>> = answers
+        .iter()
+        .map(|f| f.data.iter().map(|d| (d.arm.as_str(), d.value)).collect())
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            vec![("python-tls13-resumed", 3.0)],
+            vec![
+                ("s_time-tls12-reuse-vs-s_server", 100.0),
+                ("s_time-tls13-reuse-vs-s_server", 0.0)
+            ],
+        ]
+    );
+    // The server's own count is said beside Python's, and only the full count is a yes.
+    assert!(
+        answers[0]
+            .text
+            .contains("TLS 1.3: yes (3 of 3 connections resumed, 3 by the server's count)"),
+        "{}",
+        answers[0].text
+    );
+    assert!(
+        answers[1].text.contains("TLS 1.2: yes (100 of 100"),
+        "{}",
+        answers[1].text
+    );
+    assert!(
+        answers[1].text.contains("TLS 1.3: no (0 of 100"),
+        "{}",
+        answers[1].text
+    );
+}
+
+#[test]
 fn failed_connections_without_an_error_are_reported() {
     let mut ev = base();
     let a = &mut ev.arms[1];
