@@ -176,6 +176,24 @@ fn the_lab_questions_are_answered_on_top_with_each_arms_resumed_count() {
         "{}",
         answers[1].text
     );
+    // One connection the server did not count as resumed makes Python's answer a no.
+    let py = ev
+        .arms
+        .iter_mut()
+        .find(|a| a.id == "python-tls13-resumed")
+        .unwrap();
+    py.resumed.server = 2;
+    let first = findings(&ev)
+        .into_iter()
+        .find(|f| f.text.starts_with("Did Python"))
+        .unwrap();
+    assert!(
+        first
+            .text
+            .contains("TLS 1.3: no (3 of 3 connections resumed, 2 by"),
+        "{}",
+        first.text
+    );
 }
 
 #[test]
