@@ -263,12 +263,36 @@ fn the_section_bar_links_every_section_and_stays_on_screen() {
         "#detail-section",
         "#cdf-section",
         "#table-section",
+        "#glossary",
     ];
     assert_eq!(
         got,
         json!([sections, [], true, 0]),
         "links, missing, scrolled, bar top"
     );
+}
+
+/// The findings link a glossary term's first use, once per term, each to its entry in
+/// the page's glossary; the fixture's findings use at least the full handshake and
+/// resumption.
+#[test]
+fn glossary_terms_are_linked_once_at_their_first_use() {
+    let fx = fixture();
+    let _g = one_at_a_time("browser");
+    let server = Server::start(&fx.www);
+    let browser = open_at(&server, "glossary", SUB_PATH);
+    let got = browser.exec(
+        "const links = [...document.querySelectorAll('#findings a.term')].map(a => a.getAttribute('href')); \
+         return [links, links.filter(h => !document.querySelector('#glossary dt' + h)), \
+                 links.length - new Set(links).size];",
+        json!([]),
+    );
+    let links: Vec<String> = serde_json::from_value(got[0].clone()).unwrap();
+    for term in ["#term-full", "#term-resumed"] {
+        assert!(links.iter().any(|l| l == term), "{term} in {links:?}");
+    }
+    assert_eq!(got[1], json!([]), "every link has its entry");
+    assert_eq!(got[2], json!(0), "no term linked twice");
 }
 
 /// A link that hides every run opens on a page that says what happened and what to do,

@@ -186,8 +186,15 @@ impl Browser {
     }
 
     /// Clicks the first element matching `css` the way a user would (WebDriver click).
+    /// Clicks the element matching `css` as a user would: brought to the middle of the
+    /// window first. (WebDriver clicks an element already in the window where it is, and
+    /// one at the window's top edge sits under the page's sticky section bar.)
     pub fn click(&self, css: &str) {
         let id = self.find(css);
+        self.exec(
+            "arguments[0].scrollIntoView({block: 'center', inline: 'nearest'});",
+            json!([{ ELEMENT_KEY: id }]),
+        );
         self.session_call("POST", &format!("/element/{id}/click"), Some(json!({})));
     }
 

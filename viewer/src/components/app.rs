@@ -370,7 +370,7 @@ pub fn App() -> Html {
 }
 
 /// The page's sections, in page order: (anchor, name). "What changed" needs two runs.
-pub const SECTIONS: [(&str, &str); 8] = [
+pub const SECTIONS: [(&str, &str); 9] = [
     ("headline", "Answer"),
     ("findings", "Findings"),
     ("runs-section", "Runs"),
@@ -379,6 +379,7 @@ pub const SECTIONS: [(&str, &str); 8] = [
     ("detail-section", "Detail"),
     ("cdf-section", "Distribution"),
     ("table-section", "Every arm"),
+    ("glossary", "Glossary"),
 ];
 
 /// A bar of links to the page's sections that stays at the top as the page scrolls

@@ -5,6 +5,7 @@ use yew::prelude::*;
 use super::export::download_text;
 use crate::data::csv::findings_csv;
 use crate::data::findings::{findings, Finding};
+use crate::data::glossary::first_uses;
 use crate::data::load::LoadedRun;
 use crate::data::markdown::findings_markdown;
 
@@ -12,12 +13,21 @@ pub struct FindingsProps {
     pub run: LoadedRun,
 }
 
-fn items(list: &[Finding], key: u32, headline: bool) -> Html {
+/// The findings of one list; `seen`: the glossary terms linked before on the page, so
+/// only a term's first use links to its entry.
+fn items(list: &[Finding], key: u32, headline: bool, seen: &mut Vec<&'static str>) -> Html {
     list.iter()
         .filter(|f| f.headline == headline)
         .map(|f| {
             let (href, name) = f.topic.target(f.headline, key);
-            html! { <li>{f.text.clone()}{" "}<a {href}>{name}</a></li> }
+            let text: Html = first_uses(&f.text, seen)
+                .into_iter()
+                .map(|(piece, term)| match term {
+                    Some(id) => html! { <a class="term" href={format!("#term-{id}")}>{piece}</a> },
+                    None => html! { {piece} },
+                })
+                .collect();
+            html! { <li>{text}{" "}<a {href}>{name}</a></li> }
         })
         .collect()
 }
@@ -29,6 +39,7 @@ pub fn findings_section(props: &FindingsProps) -> Html {
     let all = std::rc::Rc::new(list.clone());
     let conditions = crate::data::conditions::line(&run.evidence);
     let stem = crate::data::export::export_name("findings", "", &run.evidence.run.id, "");
+    let mut seen = Vec::new();
     let download = move |markdown: bool| {
         let (all, stem, conditions) = (all.clone(), stem.clone(), conditions.clone());
         Callback::from(move |_: MouseEvent| match markdown {
@@ -51,11 +62,11 @@ pub fn findings_section(props: &FindingsProps) -> Html {
                 <button id="findings-md" onclick={download(true)}>{"Findings as Markdown"}</button>{" "}
                 <button id="findings-csv" onclick={download(false)}>{"Findings as CSV"}</button>
             </p>
-            <ul class="findings">{items(&list, run.key, true)}</ul>
+            <ul class="findings">{items(&list, run.key, true, &mut seen)}</ul>
             if more > 0 {
                 <details>
                     <summary>{format!("{more} more findings")}</summary>
-                    <ul class="findings">{items(&list, run.key, false)}</ul>
+                    <ul class="findings">{items(&list, run.key, false, &mut seen)}</ul>
                 </details>
             }
         </section>

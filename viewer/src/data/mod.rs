@@ -11,6 +11,7 @@ pub mod filter;
 pub mod findings;
 pub mod flights;
 pub mod format;
+pub mod glossary;
 pub mod head;
 pub mod head_html;
 pub mod headline;
