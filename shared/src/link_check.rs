@@ -215,6 +215,13 @@ mod tests {
         assert!(runs_z(2, 10, 10).unwrap() < -RUNS_Z99);
         assert!(runs_z(20, 10, 10).unwrap() > RUNS_Z99);
         assert_eq!(runs_z(5, 0, 10), None);
+        assert_eq!(runs_z(5, 10, 0), None);
+        assert_eq!(runs_z(2, 1, 1), None, "too few outcomes");
+        // Exact values: 10 and 10 in 2 runs, z = (2 − 11)/√4.737 = −4.1352; 40 lost
+        // and 60 kept in 30 runs: mean = 2·40·60/100 + 1 = 49, var = 48·47/99 = 22.788,
+        // z = (30 − 49)/4.7737 = −3.9802.
+        assert!((runs_z(2, 10, 10).unwrap() + 4.1352).abs() < 1e-4);
+        assert!((runs_z(30, 40, 60).unwrap() + 3.9802).abs() < 1e-4);
     }
 
     #[test]
