@@ -2,7 +2,7 @@
 //! banner beside the run picker, in the page the viewer draws and in the one the site
 //! writes ([`crate::written`]), and the line exports carry.
 
-use shared::conditions::{self, Level};
+use shared::conditions::{self, Level, Reason};
 use shared::Evidence;
 
 /// The banner: its level (and CSS class), a title and one line per reason.
@@ -33,10 +33,30 @@ pub fn banner(e: &Evidence) -> Banner {
     let steal = c
         .steal_percent
         .map_or("not recorded".to_string(), |s| format!("{s:.1}%"));
-    let title = format!(
-        "Run conditions: {} (steal {steal} on the busiest CPU)",
-        c.level
-    );
+    // What made the level, in a word or two, before the steal figure: a run called
+    // noisy beside "steal 0.0%" has to say why.
+    let causes: Vec<&str> = c
+        .reasons
+        .iter()
+        .filter_map(|r| match r {
+            Reason::Steal { .. } | Reason::NoRecord => None,
+            Reason::SetAside { .. } => Some("chunks measured again"),
+            Reason::NoisyArms { .. } => Some("arms kept chunks over the steal threshold"),
+            Reason::SpeedModes { .. } => Some("the CPU at two speeds"),
+            Reason::Busy { .. } => Some("a busy host"),
+        })
+        .collect();
+    let title = match causes.is_empty() {
+        true => format!(
+            "Run conditions: {} (steal {steal} on the busiest CPU)",
+            c.level
+        ),
+        false => format!(
+            "Run conditions: {} ({}; steal {steal} on the busiest CPU)",
+            c.level,
+            causes.join(", ")
+        ),
+    };
     let meaning = match c.level {
         Level::Quiet => "The host left this run alone: its numbers can be compared with other quiet runs.",
         Level::Noisy => "The host moved things during this run: read its numbers, but compare them only with runs of like conditions (rankings and changes say where they cannot).",
@@ -91,5 +111,27 @@ mod tests {
         assert!(line(&e).contains(&b.reasons[0]));
         e.environment.steal_percent.clear();
         assert_eq!(banner(&e).level, Level::Unrecorded);
+    }
+
+    #[test]
+    fn a_run_noisy_for_another_reason_than_steal_names_it_in_the_title() {
+        let mut e = sample();
+        e.environment.load_average.before = [0.0; 3];
+        e.environment.steal_percent = [("cpu0".to_string(), 0.0)].into();
+        assert_eq!(
+            banner(&e).title,
+            "Run conditions: quiet (steal 0.0% on the busiest CPU)"
+        );
+        // A load of 4 on the sample's CPUs: busy, whatever the steal.
+        e.environment.load_average.before = [4.0; 3];
+        let b = banner(&e);
+        assert_ne!(b.level, Level::Quiet, "{b:?}");
+        assert_eq!(
+            b.title,
+            format!(
+                "Run conditions: {} (a busy host; steal 0.0% on the busiest CPU)",
+                b.level
+            )
+        );
     }
 }
