@@ -25,8 +25,13 @@ fn time(us: f64) -> String {
 }
 
 /// `3%`, `0.5%`.
-fn pct(p: f64) -> String {
+pub(super) fn pct(p: f64) -> String {
     format!("{}%", (p * 1000.0).round() / 10.0)
+}
+
+/// `5.6`: an RTT in ms to a tenth.
+fn rtt(ms: f64) -> f64 {
+    (ms * 10.0).round() / 10.0
 }
 
 /// `12 of 200 (6%)`.
@@ -84,7 +89,7 @@ pub fn findings(arms: &[Arm]) -> Vec<String> {
         let mut line = format!(
             "{} at {} ms RTT: p95 {} at {} loss, {} at {} (p50 {} → {})",
             low.0,
-            (low.1 * 10.0).round() / 10.0,
+            rtt(low.1),
             time(lo.p95),
             pct(low.2),
             time(hi.p95),
@@ -111,11 +116,10 @@ pub fn populations(arms: &[Arm]) -> Vec<String> {
     arms.iter()
         .filter_map(|a| {
             let text = super::loss_effect::describe(a)?;
-            let rtt = a.link.as_ref()?.rtt_ms;
             let name = curve(&a.id).unwrap_or(&a.id);
             Some(format!(
                 "{name}, {} ms RTT, {text}",
-                (rtt * 10.0).round() / 10.0
+                rtt(a.link.as_ref()?.rtt_ms)
             ))
         })
         .collect()

@@ -127,7 +127,7 @@ pub fn describe(a: &Arm) -> Option<String> {
         }
         parts.push(s);
     }
-    (!parts.is_empty()).then(|| format!("at {}%: {}", loss * 100.0, parts.join("; ")))
+    (!parts.is_empty()).then(|| format!("at {}: {}", super::loss::pct(loss), parts.join("; ")))
 }
 
 /// `×1.015 [0.998, 1.026]`, or `×1.015 (no CI: …)`.
@@ -236,6 +236,11 @@ mod tests {
              p50 ×1.015 [0.998, 1.026] of the control's, where nothing was lost ×1.005 \
              (no CI: fewer than 5 rounds)"
         );
+        // A rate whose per cent is not exact in binary (0.07 × 100 = 7.000000000000001)
+        // reads as asked.
+        let mut seven = a.clone();
+        seven.link = cell("7%").link;
+        assert!(describe(&seven).unwrap().starts_with("at 7%: "));
         let mut control = cell("0%");
         control.populations = shared::loss::populations(&control.samples_us.clone(), &[0; 18]);
         assert_eq!(describe(&control), None, "nothing to say of a control");

@@ -93,17 +93,13 @@ impl Netns {
     /// error when the kernel kept another value.
     pub fn sysctl(&self, key: &str, value: &str) -> Result<()> {
         let path = format!("/proc/sys/{key}");
-        let got = self.within(|| {
-            std::fs::write(&path, value)?;
-            std::fs::read_to_string(&path)
-        })?;
-        let got =
-            got.with_context(|| format!("could not set {path} in namespace {}", self.name))?;
-        if got.trim() != value {
+        self.within(|| std::fs::write(&path, value))?
+            .with_context(|| format!("could not set {path} in namespace {}", self.name))?;
+        let got = self.read_sysctl(key)?;
+        if got != value {
             bail!(
-                "{path} in namespace {} reads {:?} after setting {value:?}",
-                self.name,
-                got.trim()
+                "{path} in namespace {} reads {got:?} after setting {value:?}",
+                self.name
             );
         }
         Ok(())

@@ -190,7 +190,6 @@ pub fn font(px: f64, scale: f64) -> TextStyle<'static> {
     .color(&INK)
 }
 
-/// A label right-aligned at `at`, vertically centred, in `color`.
 /// A backend pixel (what `chart.backend_coord` gives, from the canvas's corner) in
 /// `area`'s own pixels, which `area.draw` takes: they differ on a panel of a split area
 /// and on a chart drawn under an export's header.
@@ -199,6 +198,7 @@ pub fn local<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, c: (i32, i32)) -
     (c.0 - bx, c.1 - by)
 }
 
+/// A label right-aligned at `at`, vertically centred, in `color`.
 pub fn label_left_of<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     text: &str,

@@ -14,6 +14,17 @@ use crate::charts::spec::{paint, ChartSpec};
 use crate::charts::surface::Surface;
 use crate::data::export::{export_head, export_name, Provenance};
 
+/// What a chart's export names as its source, from the run's evidence: its run id,
+/// host, start and conditions (the `run`, `host`, `date` and `conditions` props).
+pub fn source(ev: &shared::Evidence) -> [AttrValue; 4] {
+    [
+        AttrValue::from(ev.run.id.clone()),
+        AttrValue::from(ev.environment.hostname.clone()),
+        AttrValue::from(ev.run.started_at.clone()),
+        AttrValue::from(crate::data::conditions::words(ev)),
+    ]
+}
+
 #[derive(Properties, PartialEq)]
 pub struct ChartProps {
     pub id: AttrValue,

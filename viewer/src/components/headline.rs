@@ -110,6 +110,7 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
     let banner = use_memo(run.clone(), |r| {
         crate::data::conditions::banner(&r.evidence)
     });
+    let [run_id, host, date, conditions] = super::canvas::source(&ev);
     html! {
         <section id="headline" class="headline" aria-labelledby="headline-h">
             <h2 id="headline-h" class="visually-hidden">{"Headline"}</h2>
@@ -147,17 +148,15 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
                     <Chart id="chart-head-percentiles" spec={bars}
                            title={AttrValue::from("Full and resumed handshakes: p50, p95, p99")}
                            label="p50, p95 and p99 per headline arm (rustls on both ends), with the p50's 95% CI"
-                           run={AttrValue::from(ev.run.id.clone())} host={AttrValue::from(ev.environment.hostname.clone())}
-                           date={AttrValue::from(ev.run.started_at.clone())}
-                           conditions={AttrValue::from(crate::data::conditions::words(&ev))} />
+                           run={run_id.clone()} host={host.clone()} date={date.clone()}
+                           conditions={conditions.clone()} />
                 }
                 if speedups_any(&speedups) {
                     <Chart id="chart-head-speedups" spec={speedups}
                            title={AttrValue::from("Resume speedups: full ÷ resumed p50")}
                            label="how many times faster a resumed handshake is than a full one, per cert and mechanism, TLS 1.2 beside TLS 1.3"
-                           run={AttrValue::from(ev.run.id.clone())} host={AttrValue::from(ev.environment.hostname.clone())}
-                           date={AttrValue::from(ev.run.started_at.clone())}
-                           conditions={AttrValue::from(crate::data::conditions::words(&ev))} />
+                           run={run_id.clone()} host={host.clone()} date={date.clone()}
+                           conditions={conditions.clone()} />
                 }
             </div>
             {work(&ev)}

@@ -155,12 +155,7 @@ pub fn RunColumn(props: &RunColumnProps) -> Html {
         |(run, filter)| ChartSpec::Speedups(resume_speedups(&run.evidence, filter)),
     );
     let ev = &props.run.evidence;
-    let (run_id, host, date) = (
-        AttrValue::from(ev.run.id.clone()),
-        AttrValue::from(ev.environment.hostname.clone()),
-        AttrValue::from(ev.run.started_at.clone()),
-    );
-    let conditions = AttrValue::from(crate::data::conditions::words(ev));
+    let [run_id, host, date, conditions] = super::canvas::source(ev);
     html! {
         <article class="run" data-run={key.to_string()}>
             <h3>{props.run.label()}</h3>

@@ -109,12 +109,7 @@ pub fn run_views(props: &ViewsProps) -> Html {
         ));
     }
     // What an export of each chart names as its source.
-    let (run_id, host, date) = (
-        AttrValue::from(ev.run.id.clone()),
-        AttrValue::from(ev.environment.hostname.clone()),
-        AttrValue::from(ev.run.started_at.clone()),
-    );
-    let conditions = AttrValue::from(crate::data::conditions::words(ev));
+    let [run_id, host, date, conditions] = super::canvas::source(ev);
     html! {<>
         for (id, title, label, spec) in charts {
             <Chart id={format!("chart-{id}-{key}")} title={AttrValue::from(title.to_string())}

@@ -558,7 +558,6 @@ fn written_by_the_collector(ev: &Evidence, out: &mut Vec<Finding>) {
     }
 }
 
-/// Every arm the tool caught: an error (a known pitfall or not), or failed connections.
 /// How many of `a`'s connections resumed, by the client's count: a rate tool's slices
 /// (`s_time` reports its own), else the arm's; and of how many.
 fn resumed_of(a: &Arm) -> (u64, u64) {
@@ -626,6 +625,7 @@ fn lab_questions(ev: &Evidence, out: &mut Vec<Finding>) {
     }
 }
 
+/// Every arm the tool caught: an error (a known pitfall or not), or failed connections.
 fn pitfalls(ev: &Evidence, out: &mut Vec<Finding>) {
     for a in &ev.arms {
         if let Some(err) = &a.error {
