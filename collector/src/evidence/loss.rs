@@ -9,6 +9,8 @@
 
 use shared::Arm;
 
+use crate::human::pct;
+
 /// Linux waits 1 s (RFC 6298's initial retransmission timeout) before it sends a lost SYN
 /// again: a connection that took this long or more waited for a timer, not for the link.
 pub const SECOND_US: f64 = 1_000_000.0;
@@ -22,11 +24,6 @@ fn time(us: f64) -> String {
     } else {
         format!("{us:.0} µs")
     }
-}
-
-/// `3%`, `0.5%`.
-pub(super) fn pct(p: f64) -> String {
-    format!("{}%", (p * 1000.0).round() / 10.0)
 }
 
 /// `5.6`: an RTT in ms to a tenth.

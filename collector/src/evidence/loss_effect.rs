@@ -8,7 +8,7 @@ use shared::cluster;
 use shared::loss::{rounds_where, LossEffect, PairedRatio};
 use shared::Arm;
 
-use crate::human::us;
+use crate::human::{pct, us};
 use crate::measure::rtt;
 use crate::netem::LinkSpec;
 
@@ -127,7 +127,7 @@ pub fn describe(a: &Arm) -> Option<String> {
         }
         parts.push(s);
     }
-    (!parts.is_empty()).then(|| format!("at {}: {}", super::loss::pct(loss), parts.join("; ")))
+    (!parts.is_empty()).then(|| format!("at {}: {}", pct(loss), parts.join("; ")))
 }
 
 /// `×1.015 [0.998, 1.026]`, or `×1.015 (no CI: …)`.
