@@ -265,9 +265,16 @@ mod tests {
             runs: Some(2),
             ..LinkCounts::default()
         };
+        // Client to server: 31 lost, 69 kept, mean runs = 2·31·69/100 + 1 = 43.78,
+        // var = 42.78·41.78/99 = 18.05; 44 runs: z = 0.22/4.25 = 0.05, independent.
+        link.client_to_server.runs = Some(44);
         let l = &findings(&[a])[0];
         assert!(
             l.contains("30% (30 of 100; within the binomial 99% interval of 30%, 19–42; SYN-ACK 9 of 10 OUTSIDE 0–7; NOT independent: runs test z = -9.8 (|z| > 2.576); 2 of 4 checks at 99% outside) server to client"),
+            "{l}"
+        );
+        assert!(
+            l.contains("31% (31 of 100; within the binomial 99% interval of 30%, 19–42; runs test z = 0.1) client to server"),
             "{l}"
         );
     }

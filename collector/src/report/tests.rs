@@ -148,3 +148,35 @@ fn a_speedup_whose_arms_ran_in_other_speed_modes_is_flagged_under_its_line() {
     slow.chunks = Some(chunks(45.0));
     assert_eq!(flagged(&e), 1, "{}", summary(&e));
 }
+
+#[test]
+fn a_lossy_cell_gets_its_populations_line_under_its_heading_and_none_without_one() {
+    use crate::measure::link_record::record;
+    use crate::netem::{Counters, LinkSpec};
+    let mut e = shared::sample::evidence();
+    let heading = "Each lossy cell split by what the link dropped";
+    assert!(!summary(&e).contains(heading), "no lossy cell, no section");
+    let mut a = shared::sample::arm(
+        "tls13-full-x-loss3pct-rtt5ms",
+        shared::Protocol::Tls13,
+        Mode::Full,
+        None,
+        vec![18_000.0, 19_000.0, 230_000.0, 18_500.0],
+    );
+    let link = LinkSpec::parse("rtt=5ms,loss=3%").unwrap();
+    a.link = Some(record(&link, 1, [Counters::default(); 2]));
+    a.populations = shared::loss::populations(&a.samples_us, &[0, 0, 2, 0]);
+    e.arms.push(a);
+    let out = summary(&e);
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with(heading))
+        .unwrap_or_else(|| panic!("{out}"));
+    // Three of four lost nothing (nearest-rank median of 18, 18.5, 19 ms: 18.5 ms).
+    assert_eq!(
+        lines[at + 1],
+        "  tls13-full-x, 5 ms RTT, at 3%: 75% (3 of 4) lost nothing, p50 18.50 ms, the others 230.00 ms"
+    );
+    assert_eq!(lines[at - 1], "", "a blank line before the heading");
+}
