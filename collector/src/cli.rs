@@ -61,7 +61,7 @@ threshold.)"
     Serve(crate::remote::serve::ServeArgs),
     /// Probe a TLS server the lab does not run: what it offers (versions, groups,
     /// resumption, 0-RTT, cipher suite, signature scheme, chain) and latency per arm in
-    /// RTT multiples, politely paced. See the README for exactly what it sends.
+    /// RTT multiples, politely paced. See docs/src/probe.md for exactly what it sends.
     Probe(crate::probe::args::ProbeArgs),
     /// How much each arm's p50 moves between runs of one setup: per arm the runs' p50s
     /// and the spread, (max − min) / median. E.g. five back-to-back default runs.

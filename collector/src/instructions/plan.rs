@@ -21,8 +21,8 @@ pub struct InstructionArgs {
     /// Do not count instructions per handshake. By default, where valgrind is on PATH,
     /// each rustls handshake arm's client and server are run again after the timed arms,
     /// each end in a process of its own under valgrind's callgrind, counting the
-    /// user-space instructions of each end's handshake (see the README); where valgrind
-    /// is missing the run says so and goes on without counts. Also set by the
+    /// user-space instructions of each end's handshake (see docs/src/cpu-cost.md); where
+    /// valgrind is missing the run says so and goes on without counts. Also set by the
     /// environment (the end-to-end tests switch it off there: their debug builds would
     /// pay seconds per run for counts they do not look at).
     #[arg(long, env = "HLAB_NO_INSTRUCTIONS", value_parser = clap::builder::FalseyValueParser::new())]

@@ -8,7 +8,8 @@ use crate::limits::{MAX_BOOTSTRAP, MAX_IO_TIMEOUT_MS, MAX_ROUNDS, MAX_SAMPLES};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "What a probe sends: see the README (\"collector probe\"). Exit status: 0; 3 an arm's \
+    after_help = "What a probe sends: see docs/src/probe.md (the book's \"Probing a server you do \
+not run\"). Exit status: 0; 3 an arm's \
 evidence carries an error (e.g. a resumption the server offered stopped working); 1 the server \
 could not be reached, or another error; 2 bad arguments. An untrusted server is a finding, not \
 an error: its trust is reported, and its TLS arms are timed only with --insecure."

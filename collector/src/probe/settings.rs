@@ -49,7 +49,7 @@ pub(super) fn roots(args: &ProbeArgs) -> Result<(RootCertStore, String)> {
     ))
 }
 
-/// Exactly what the probe sends, in words (also in the README).
+/// Exactly what the probe sends, in words (also in the book: docs/src/probe.md).
 pub(super) fn sent(args: &ProbeArgs, host: &str) -> String {
     format!(
         "TCP connections to the one resolved address, each closed normally (FIN; TLS ones after close_notify), never two at once, at most {} per second and {} ms after the previous one ended; TLS ClientHellos from rustls (one version, one group, or the defaults during discovery), no client certificate; no application data except on 0-RTT connections, which send `{}` as early data; resuming TLS 1.3 connections read what the server sends for up to {} s after the handshake (its tickets); discovery: 2 version + up to {} group (each group alone, per version) + up to 6 resumption + up to 2 early-data connections; then per arm {} timed + {} warm-up",

@@ -171,7 +171,7 @@ pub struct RunArgs {
     /// its connections the link dropped nothing of (`populations`). Samples: a p95 needs --samples 72 or more per arm to have
     /// a distribution-free 95% interval inside the sample (order statistics of a binomial
     /// at 0.95: with 100 it is the 90th to the 100th sample); the 20 of --rtt's default
-    /// put p95 on the 19th of 20, with no interval. The README's sweep uses 100.
+    /// put p95 on the 19th of 20, with no interval. See docs/src/links.md.
     #[arg(long, value_name = "LIST", value_parser = super::link_args::LossList::parse)]
     pub loss: Option<super::link_args::LossList>,
 
