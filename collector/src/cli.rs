@@ -77,10 +77,26 @@ threshold.)"
     /// flights (16-64 KB bursts) with and without a link rate. Prints; never fails on a
     /// time.
     RelayBench(crate::netem::bench::RelayBenchArgs),
+    /// Print one of the book's generated reference pages (Markdown), as `cargo xtask docs`
+    /// writes them to docs/src/reference/.
+    #[command(hide = true)]
+    Reference {
+        /// Which page.
+        page: Page,
+    },
     /// One end of an arm's counted handshakes, run by `collector run` under callgrind.
     #[command(hide = true)]
     CountSide(crate::instructions::side::CountSideArgs),
     /// The counted window on a loop of known length, under callgrind: prints the count.
     #[command(hide = true)]
     CountCalibrate(crate::instructions::calibrate::CalibrateArgs),
+}
+
+/// A generated page of the book (`collector reference PAGE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Page {
+    /// Every visible command's `--help`.
+    Cli,
+    /// The evidence file's types, from the JSON Schema.
+    Evidence,
 }

@@ -27,6 +27,7 @@ pub mod netem;
 pub mod peers;
 pub mod probe;
 pub mod progress;
+pub mod reference;
 pub mod remote;
 pub mod report;
 pub mod run;

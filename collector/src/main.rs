@@ -22,6 +22,10 @@ fn main() -> ExitCode {
         Command::CountCalibrate(args) => {
             collector::instructions::calibrate::command(&args).map(|()| ExitCode::SUCCESS)
         }
+        Command::Reference { page } => {
+            print!("{}", collector::reference::markdown(page));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Schema => {
             println!(
                 "{}",

@@ -4,6 +4,7 @@
 
 mod collector_run;
 mod compare;
+mod docs;
 mod exit_codes;
 mod flights;
 mod floor_and_capacity;

@@ -23,14 +23,15 @@ fn cargo() -> Command {
     c
 }
 
-/// Runs `cargo xtask site --results <results> --out <out>`; panics with its output
-/// when it fails.
+/// Runs `cargo xtask site --results <results> --out <out> --no-docs` (the book is built
+/// by `cargo xtask docs`, not by every test's site); panics with its output when it fails.
 pub fn build_site(results: &Path, out: &Path) {
     let output = cargo()
         .args(["run", "--quiet", "-p", "xtask", "--", "site", "--results"])
         .arg(results)
         .arg("--out")
         .arg(out)
+        .arg("--no-docs")
         .output()
         .expect("cargo runs");
     assert!(

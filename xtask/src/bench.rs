@@ -27,7 +27,7 @@ use crate::tools::{ensure_apt, root, step};
 // would be dead code here.
 #[path = "../../tests/support/webdriver.rs"]
 #[allow(dead_code)]
-mod webdriver;
+pub mod webdriver;
 
 pub fn run(args: &[String]) -> Result<ExitCode> {
     let mut evidence = None;

@@ -70,6 +70,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     ));
     let out = site_build::default_out();
     site_build::build(std::slice::from_ref(&results), &out, None)?;
+    crate::docs::into_site(&out)?;
     if no_serve {
         step(format!(
             "not serving (--no-serve); serve it with `cargo xtask serve {}`",

@@ -6,6 +6,7 @@
 mod actionlint;
 mod bench;
 mod cycles;
+mod docs;
 mod fuzz;
 mod lab;
 mod serve;
@@ -22,15 +23,25 @@ Handshake Lab project commands
 USAGE:
     cargo xtask lab [--no-serve] [-- <collector run flags>]
         Build the collector (release), run it on defaults into results/, build the
-        results site from results/ into target/site/, serve it on 127.0.0.1 and print
+        results site from results/ (and the book) into target/site/, serve it on
+        127.0.0.1 and print
         the URL (Ctrl-C stops). `--no-serve` only builds the site. Flags after `--` go
         to `collector run` (see `cargo run -p collector -- run --help`).
 
-    cargo xtask site [--results DIR] [--out SITE]
+    cargo xtask site [--results DIR]… [--out SITE] [--max-raw-runs N] [--no-docs]
         Build the self-contained static site (index.html, the viewer's JS and wasm,
-        results/ with DIR's evidence and results/index.json) from DIR (default:
-        results/) into SITE (default: target/site/). Only relative URLs: it works
-        from any static host and sub-path.
+        results/ with DIR's evidence and results/index.json, and the book in docs/)
+        from DIR (default: results/) into SITE (default: target/site/). Only relative
+        URLs: it works from any static host and sub-path. `--max-raw-runs N` keeps
+        the raw samples of the newest N runs only (`cargo xtask site --help`).
+
+    cargo xtask docs [--out DIR] [--screenshot RESULTS]
+        Build the book (docs/, mdBook) into DIR (default: target/book/): regenerate its
+        reference pages from the program (`collector reference cli|evidence`: the
+        commands' --help and the evidence's JSON Schema), install mdbook when missing,
+        and fail on any warning it prints. `--screenshot RESULTS` first writes the
+        README's picture of the site's first screen (docs/src/images/first-screen.png)
+        from the site of RESULTS (a default run's results folder), at 1400×900.
 
     cargo xtask serve [SITE] [--port N]
         Serve a built site on 127.0.0.1 (default port 8000, the next free one when
@@ -83,6 +94,7 @@ fn main() -> ExitCode {
         Some("lab") => lab::run(&args[1..]),
         Some("test") => test::run(&args[1..]),
         Some("site") => site_build::run(&args[1..]),
+        Some("docs") => docs::run(&args[1..]),
         Some("serve") => serve::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),

@@ -25,7 +25,12 @@ pub struct InstructionArgs {
     /// valgrind is missing the run says so and goes on without counts. Also set by the
     /// environment (the end-to-end tests switch it off there: their debug builds would
     /// pay seconds per run for counts they do not look at).
-    #[arg(long, env = "HLAB_NO_INSTRUCTIONS", value_parser = clap::builder::FalseyValueParser::new())]
+    #[arg(
+        long,
+        env = "HLAB_NO_INSTRUCTIONS",
+        hide_env_values = true,
+        value_parser = clap::builder::FalseyValueParser::new()
+    )]
     pub no_instructions: bool,
 
     /// Counted handshakes per arm and end in the counting phase (1 to 10000), after 3

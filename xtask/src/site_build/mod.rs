@@ -43,6 +43,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     let mut results = Vec::new();
     let mut out = None;
     let mut max_raw_runs = None;
+    let mut with_docs = true;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let mut value = || {
@@ -53,6 +54,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         match arg.as_str() {
             "--results" => results.push(value()?),
             "--out" => out = Some(value()?),
+            "--no-docs" => with_docs = false,
             "--max-raw-runs" => {
                 let n = it
                     .next()
@@ -76,7 +78,9 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
                      which only the CDF draws) is most of its share of the site; --max-raw-runs N keeps\n\
                      it for the newest N runs only (summaries and heads of every run stay), lists the\n\
                      runs it left out, and the page says so where it would show them. The build warns\n\
-                     when the site passes {PAGES_LIMIT_MB} MB (GitHub Pages' limit) or a file {FILE_WARN_MB} MB."
+                     when the site passes {PAGES_LIMIT_MB} MB (GitHub Pages' limit) or a file {FILE_WARN_MB} MB.\n\n\
+                     The book (`cargo xtask docs`) is built into SITE/docs/ and linked from the page;\n\
+                     --no-docs leaves it out (the suite's sites do)."
                 );
                 return Ok(ExitCode::SUCCESS);
             }
@@ -88,6 +92,9 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     }
     let out = out.unwrap_or_else(default_out);
     build(&results, &out, max_raw_runs)?;
+    if with_docs {
+        crate::docs::into_site(&out)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
