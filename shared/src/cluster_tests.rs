@@ -28,7 +28,10 @@ fn split_cuts_the_samples_in_round_order_and_refuses_counts_that_do_not_add_up()
 
 #[test]
 fn an_interval_needs_min_rounds_rounds_that_hold_samples() {
-    assert_eq!(MIN_ROUNDS, 5, "docs/src/methods.md and the messages below say 5");
+    assert_eq!(
+        MIN_ROUNDS, 5,
+        "docs/src/methods.md and the messages below say 5"
+    );
     let no_rounds = unavailable(None).unwrap();
     assert!(
         no_rounds.starts_with("its samples were not taken in interleaved rounds"),
