@@ -835,10 +835,8 @@ fn a_screenshot_of_the_site_is_written_to_target() {
 }
 
 /// The budgets: the bundle's gzipped size is deterministic and asserted (at most
-/// 360,000 bytes on the pinned stable toolchain (320,000 until the run-conditions banner,
-/// ranking gates and CPU-work tables took it to 351,060) with no unstable flags: 314,500 measured
-/// with the first-flight and loss views of issue 22; issue 20's 300,000 held until those
-/// views, 299,872 before them; the README says why the budget moved); the time from
+/// 360,000 bytes on the pinned stable toolchain with no unstable flags; docs/src/site.md,
+/// "The bundle budget"); the time from
 /// navigation start to the first drawn chart with ten
 /// evidence files is reported, not asserted (this machine is noisy).
 /// `VIEWER_BUDGET_EVIDENCE=<file>` measures with that file (e.g. a default run) instead

@@ -115,7 +115,7 @@ fn sort_key(column: &str, run: u64, arm: &Value) -> Key {
     }
 }
 
-/// The rows in the order the README promises: by the column, ties in load order, rows
+/// The rows in the order the book promises (docs/src/reading.md): by the column, ties in load order, rows
 /// without a number (an error, skipped, no latency) last whichever the direction.
 fn sorted(column: &str, descending: bool) -> Vec<Row> {
     let mut rows: Vec<(Row, Key)> = rows_where(|_| true)

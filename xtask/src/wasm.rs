@@ -5,23 +5,10 @@
 //! `=` to the same version as the viewer's `wasm-bindgen`, so it is always the version in
 //! Cargo.lock and a fresh machine needs nothing but `rustup target add` (done here).
 //!
-//! The bundle's download budget: wasm + JS ≤ 360,000 bytes gzipped (320,000 until issue 30's
-//! conditions banner, ranking gates and CPU-work tables took it to 351,060; 300,000 until the
-//! first-flight and loss views; README, "The bundle budget"), asserted in
-//! tests/e2e/site_browser.rs. Measured on this build (`gzip -9`) before the glance page:
-//! 278,281 bytes of wasm (720,068 raw) and 6,440 of minified JS, 284,721 in all; with it
-//! and the stack layer, 319,979 (832,489 raw) and 6,440, 326,419; after the cuts the
-//! README lists (structs read as objects only, the charts' own legend, no second stable
-//! sort, no gloo-net, a small merge sort, …), 293,133 (757,638 raw) and 6,146, 299,279;
-//! with the stack ranking, 297,697 (768,292 raw) and 6,146, 303,843; with five more
-//! components as plain functions and one small f64 sort, 291,529 (749,971 raw) and
-//! 6,146, 297,675; reading evidence version 2's packed samples, 293,031 and 6,146,
-//! 299,177; with the headline drawn first and the link model, 293,261 and 6,183,
-//! 299,444; with gzipped results fetched through the page's `hlabText`, arms' samples on
-//! their own and `primitives` and `negotiated` left out of the wasm's evidence reader,
-//! 293,750 and 6,122, 299,872; with the first-flight view (certificate chains) and the
-//! loss view, 308,218 and 6,165, 314,383; with the views' wording for --handshake-window
-//! runs, 308,335 and 6,165, 314,500.
+//! The bundle's download budget: wasm + JS ≤ 360,000 bytes gzipped, asserted in
+//! tests/e2e/site_browser.rs (`budgets_are_measured`; see docs/src/site.md, "The bundle
+//! budget"). How the bundle reached its size is in git's history, not here.
+//!
 //! binaryen's `wasm-opt` (npm
 //! `binaryen@132`, a Node program) took the wasm from 278,335 to 272,735 bytes gzipped
 //! with the best flags found for it (measured before the path remapping below): 5,600
