@@ -80,7 +80,8 @@ USAGE:
         viewer (as `cargo xtask cycles`), the workflows (as `cargo xtask actionlint`),
         clippy (`--workspace --all-targets`, warnings are errors), unit tests, end-to-end
         tests (under cargo-nextest, each test in a process of its own; lists the ten
-        slowest). Installs what is missing first (cargo-nextest included). A test that
+        slowest). Installs what is missing (the Debian packages in one apt-get, on a
+        thread of its own while clippy compiles; cargo-nextest included). A test that
         cannot check what it is for here (a missing tool, too few CPUs, no root) fails.
 
     cargo xtask test --repeat N FILTER…

