@@ -463,14 +463,16 @@ fn phases(ev: &Evidence, out: &mut Vec<Finding>) {
             continue;
         };
         let mut s = format!(
-            "Where a full {} handshake's {} goes ({}): server work {} ({} public-key), client work {} ({} public-key), connect {}, {} waiting over {} hops; the model predicts {} ({:.2} of the measured).",
+            "Where a full {} handshake's {} goes ({}; the median of its traced connections, which stamp every moment: {} the headline's {}, of the untraced ones): server work {} {}, client work {} {}, connect {}, {} waiting over {} hops; the model predicts {} ({:.2} of the traced median).",
             proto(a.protocol),
             fmt_us(d.measured_p50_us),
             what(a),
+            apart(d.measured_p50_us, p50(a)),
+            fmt_us(p50(a)),
             fmt_us(d.server_cpu_us),
-            fmt_us(d.server_floor_us),
+            public_key(d.server_cpu_us, d.server_floor_us),
             fmt_us(d.client_cpu_us),
-            fmt_us(d.client_floor_us),
+            public_key(d.client_cpu_us, d.client_floor_us),
             fmt_us(d.tcp_connect_us),
             fmt_us(d.waiting_us),
             d.hops,
@@ -488,6 +490,30 @@ fn phases(ev: &Evidence, out: &mut Vec<Finding>) {
             datum(a, "predicted p50", d.predicted_us, None, "µs"),
         ];
         push(out, Topic::Phases, headline(a), s, data);
+    }
+}
+
+/// `3% above`, `2% below`, `the same as`: the traced median beside the headline's.
+fn apart(traced: f64, headline: f64) -> String {
+    let pct = (traced / headline - 1.0) * 100.0;
+    match pct.round() {
+        p if p > 0.0 => format!("{p:.0}% above"),
+        p if p < 0.0 => format!("{:.0}% below", -p),
+        _ => "the same as".into(),
+    }
+}
+
+/// A side's public-key operations beside its work. They are timed apart (the crypto
+/// floor), so they can come out above the work the phases measured: then they are said
+/// beside it, never as a part larger than its whole.
+fn public_key(work: f64, floor: f64) -> String {
+    if floor <= work {
+        format!("({} of it public-key operations)", fmt_us(floor))
+    } else {
+        format!(
+            "(its public-key operations, timed apart, take {}: more than the work measured here)",
+            fmt_us(floor)
+        )
     }
 }
 
