@@ -343,7 +343,8 @@ fn the_stacks_view_says_the_plain_tls13_reuse_did_not_resume() {
 }
 
 /// The stack ranking: one table per protocol × certificate with two stacks or more, rows
-/// of full handshakes, each rank 1 + the rows whose whole interval lies below (the rule
+/// of full handshakes, each rank 1 + the rows whose whole interval lies below, a rank two
+/// rows share said as tied (the rule
 /// written out here again, from the evidence's intervals), and a verdict sentence.
 #[test]
 fn the_stacks_are_ranked_per_protocol_and_certificate_by_their_intervals() {
@@ -376,27 +377,39 @@ fn the_stacks_are_ranked_per_protocol_and_certificate_by_their_intervals() {
         let stacks: std::collections::BTreeSet<&str> =
             rows.iter().map(|r| r[2].as_str().unwrap()).collect();
         assert!(stacks.len() >= 2, "{t}");
-        for (row, arm) in rows.iter().zip(&arms) {
+        // An arm that kept a chunk over the steal threshold (budget spent) is not ranked,
+        // and its interval ranks no other arm.
+        let noisy = |a: &shared::Arm| a.chunks.as_ref().is_some_and(|c| c.over_budget() > 0);
+        // Arms of the cell that ran in different CPU speed modes rank nothing (the lead
+        // says so first).
+        let apart = t["lead"].as_str().unwrap().starts_with("Not ranked");
+        // Each row's rank by the rule, then "(tied)" where two rows share one.
+        let numbers: Vec<Option<usize>> = arms
+            .iter()
+            .map(|arm| match arm.p50_ci95_us {
+                Some([lo, _]) if !noisy(arm) && !apart => Some(
+                    1 + arms
+                        .iter()
+                        .filter(|o| !noisy(o))
+                        .filter_map(|o| o.p50_ci95_us)
+                        .filter(|o| o[1] < lo)
+                        .count(),
+                ),
+                _ => None,
+            })
+            .collect();
+        for ((row, arm), number) in rows.iter().zip(&arms).zip(&numbers) {
             assert_eq!(arm.mode, shared::Mode::Full, "{}", arm.id);
             assert!(arm.protocol != shared::Protocol::Tcp && arm.rtt_ms.is_none());
             assert_eq!((arm.protocol, arm.cert), (arms[0].protocol, arms[0].cert));
-            // An arm that kept a chunk over the steal threshold (budget spent) is not
-            // ranked, and its interval ranks no other arm.
-            let noisy = |a: &shared::Arm| a.chunks.as_ref().is_some_and(|c| c.over_budget() > 0);
-            // Arms of the cell that ran in different CPU speed modes rank nothing (the lead
-            // says so first).
-            let apart = t["lead"].as_str().unwrap().starts_with("Not ranked");
-            let want = match arm.p50_ci95_us {
+            let want = match (arm.p50_ci95_us, number) {
                 _ if noisy(arm) => "noisy".to_string(),
-                Some(_) if apart => "–".to_string(),
-                Some([lo, _]) => (1 + arms
-                    .iter()
-                    .filter(|o| !noisy(o))
-                    .filter_map(|o| o.p50_ci95_us)
-                    .filter(|o| o[1] < lo)
-                    .count())
-                .to_string(),
-                None => "no CI".to_string(),
+                (Some(_), _) if apart => "–".to_string(),
+                (Some(_), Some(n)) if numbers.iter().filter(|o| *o == number).count() > 1 => {
+                    format!("{n} (tied)")
+                }
+                (Some(_), Some(n)) => n.to_string(),
+                _ => "no CI".to_string(),
             };
             assert_eq!(row[1], json!(want), "{}: {t}", arm.id);
         }

@@ -380,9 +380,12 @@ pub fn chars_in(css_px: f64) -> usize {
 }
 
 /// Width in CSS pixels to reserve for category labels of these texts.
+/// On a phone-sized chart (under 500 CSS px) labels may take 60% of the width, else 45%:
+/// a narrow chart's bars still read, where a label cut to a few characters does not.
 pub fn label_width(labels: impl Iterator<Item = usize>, css_width: f64) -> f64 {
     let longest = labels.max().unwrap_or(4).min(60) as f64;
-    (longest * CHAR_PX + 16.0).clamp(60.0, css_width * 0.45)
+    let share = if css_width < 500.0 { 0.6 } else { 0.45 };
+    (longest * CHAR_PX + 16.0).clamp(60.0, css_width * share)
 }
 
 #[cfg(test)]

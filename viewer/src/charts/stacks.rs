@@ -37,7 +37,7 @@ pub fn latency_rows(rows: &[StackLatency]) -> Vec<Row> {
                 (Some(why), _) => Slot::NoResult(why.clone()),
                 (None, None) => Slot::NoResult(NoResult::Error("no data".into())),
             };
-            Row::new(r.arm.clone(), r.no_result.as_ref(), vec![tcp, full])
+            Row::new(r.label.clone(), r.no_result.as_ref(), vec![tcp, full])
         })
         .collect()
 }
@@ -74,7 +74,7 @@ pub fn speedup_rows(rows: &[StackSpeedup]) -> Vec<Row> {
                     .filter_map(|(v, color)| v.map(|v| ratio(v, color)))
                     .collect(),
             };
-            Row::new(r.arm.clone(), r.no_speedup.as_ref(), slots)
+            Row::new(r.label.clone(), r.no_speedup.as_ref(), slots)
         })
         .collect()
 }
@@ -115,8 +115,19 @@ mod tests {
         let rec = Recorder::draw(900, 400, |a| {
             draw_stack_latencies(a, &rows, Scale::Log, 1.0)
         });
+        // Each row named by stack, version, mode and certificate (the test data's arms:
+        // rustls on both ends, Python on both, rustls against s_server; ECDSA P-256, X25519).
+        let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "rustls 1.3 full p256",
+                "python 1.3 full p256",
+                "s_server 1.3 full p256"
+            ]
+        );
         for r in &rows {
-            assert!(rec.has_text(&r.arm), "{:?}", rec.texts);
+            assert!(rec.has_text(&r.label), "{:?}", rec.texts);
         }
         // Each full arm's p50 written out: the nearest-rank medians of the test data's
         // samples (rustls 390/400/410/450, python 900/950, s_server 700/720).
@@ -147,7 +158,7 @@ mod tests {
         );
         let pit = speedup_rows(&rows)
             .into_iter()
-            .find(|r| r.label.ends_with("s_time-tls13-reuse-vs-s_server"))
+            .find(|r| r.label == "s_time 1.3 ticket p256")
             .unwrap();
         assert!(pit.error && matches!(pit.slots[..], [Slot::NoResult(_)]));
     }

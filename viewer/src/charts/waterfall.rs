@@ -75,7 +75,8 @@ pub fn draw_waterfalls<DB: DrawingBackend>(
         .fold(1.0, f64::max);
     let x_range = Scale::Linear.range(0.0, hi);
     let n = rows.len();
-    let desc = "time (linear, from 0); upper bar: measured path; lower: model, tick = measured p50";
+    let desc =
+        "time (linear, from 0); upper bar: measured path; lower: model, tick = traced median";
     let items = [
         ("connect", CONNECT),
         ("client", CLIENT),

@@ -104,7 +104,7 @@ pub fn run_views(props: &ViewsProps) -> Html {
         charts.push((
             "phases",
             "Where the time goes: each handshake phase by phase",
-            "per arm, the measured critical path (connect, client work, server work, flights in transit) above the model's parts (public-key floor darker, each flight's modelled hop), with the measured p50 as a tick",
+            "per arm, the measured critical path (connect, client work, server work, flights in transit) above the model's parts (public-key floor darker, each flight's modelled hop), with the traced connections' median as a tick",
             ChartSpec::Waterfall(falls.clone()),
         ));
     }
@@ -193,12 +193,12 @@ fn cells_table(
     }
 }
 
-/// "Where the time goes" as a table: measured p50, the model's prediction and parts.
+/// "Where the time goes" as a table: the traced median, the model's prediction and parts.
 fn phase_table(rows: &[Waterfall]) -> Html {
     let head = [
         "arm",
-        "measured p50",
-        "predicted (× p50)",
+        "traced median",
+        "predicted (× traced median)",
         "connect",
         "client work (floor)",
         "server work (floor)",

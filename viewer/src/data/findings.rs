@@ -486,7 +486,7 @@ fn phases(ev: &Evidence, out: &mut Vec<Finding>) {
             ));
         }
         let data = vec![
-            datum(a, "measured p50", d.measured_p50_us, None, "µs"),
+            datum(a, "traced median", d.measured_p50_us, None, "µs"),
             datum(a, "predicted p50", d.predicted_us, None, "µs"),
         ];
         push(out, Topic::Phases, headline(a), s, data);

@@ -3,7 +3,8 @@
 //! between the rows (group, where the server runs, versions) said in words.
 //!
 //! The rule: an arm's rank is 1 + the number of arms in its cell whose whole interval
-//! lies below its own. Arms whose intervals overlap share a rank; an arm without an
+//! lies below its own. Arms whose intervals overlap share a rank, shown as tied
+//! (`1 (tied)`); an arm without an
 //! interval gets no rank. A cell names a fastest stack only when one arm's interval lies
 //! below every other's.
 
@@ -164,7 +165,10 @@ fn ranking(
                 _ => "no CI",
             };
             vec![
-                ("num", r.map_or_else(|| unranked.into(), |r| r.to_string())),
+                (
+                    "num",
+                    r.map_or_else(|| unranked.into(), |r| rank_text(r, &rank_of)),
+                ),
                 ("", stack_pair(a)),
                 (
                     "num",
@@ -194,6 +198,15 @@ fn ranking(
         differs: differs(ev, &arms),
         arms: arms.iter().map(|a| a.id.clone()).collect(),
         rows,
+    }
+}
+
+/// `2`, or `1 (tied)` where another row shares the rank: rows whose intervals overlap
+/// share it, and the next rank skips as many (1, 1, 3), so a reader sees why.
+fn rank_text(r: usize, all: &[Option<usize>]) -> String {
+    match all.iter().filter(|o| **o == Some(r)).count() {
+        1 => r.to_string(),
+        _ => format!("{r} (tied)"),
     }
 }
 
@@ -370,8 +383,8 @@ mod tests {
         assert_eq!(r[0].label, "TLS 1.3 · ecdsa-p256");
         assert_eq!(r[0].arms, ["b", "a", "c"]);
         let ranks: Vec<&str> = r[0].rows.iter().map(|row| row[0].1.as_str()).collect();
-        // b and a overlap (490 > 480): both first; c is above both intervals: third.
-        assert_eq!(ranks, ["1", "1", "3"]);
+        // b and a overlap (490 > 480): both first, tied; c is above both intervals: third.
+        assert_eq!(ranks, ["1 (tied)", "1 (tied)", "3"]);
         assert!(
             r[0].verdict.starts_with("No single fastest"),
             "{}",

@@ -3,7 +3,7 @@
 //! own TCP connect, and each stack's resume speedups with `s_time`'s rate ratios.
 
 use shared::{
-    Arm, ArmsById, ComparisonKind, Evidence, FirstIndex, Mode, Protocol, RateBasis, Stack,
+    Arm, ArmsById, ComparisonKind, Evidence, FirstIndex, KxGroup, Mode, Protocol, RateBasis, Stack,
 };
 
 use super::filter::ArmFilter;
@@ -21,6 +21,48 @@ pub fn stack_pair(arm: &Arm) -> String {
     } else {
         format!("{} → {}", name(arm.client_stack), name(arm.server_stack))
     }
+}
+
+/// A row's name on the stacks' charts, short and with what tells rows apart first, so a
+/// narrow screen can show it (the arm id starts with what rows share, and its end is cut
+/// there): the stack other than rustls (rustls when on both ends; `openssl-`, `-ssl` and
+/// `ecdsa-` left out), protocol, resumption or mode, certificate, the group where it is
+/// not X25519 (the post-quantum hybrid as `PQ`, the glossary's term) and a placement
+/// control's `cpu-same`: `nginx 1.3 ticket rsa2048`, `rustls 1.3 full p256 PQ`.
+pub fn short_label(a: &Arm) -> String {
+    let stack = match (a.client_stack, a.server_stack) {
+        (Stack::Rustls, s) => s,
+        (c, _) => c,
+    };
+    let stack = stack.as_str();
+    let stack = stack.strip_prefix("openssl-").unwrap_or(stack);
+    let stack = stack.strip_suffix("-ssl").unwrap_or(stack);
+    let version = match a.protocol {
+        Protocol::Tls13 => "1.3",
+        Protocol::Tls12 => "1.2",
+        p => p.as_str(),
+    };
+    let how = a.resumption.map_or(a.mode.as_str(), |r| r.as_str());
+    let mut label = format!("{stack} {version} {how}");
+    if let Some(c) = a.cert {
+        label.push(' ');
+        label.push_str(c.as_str().strip_prefix("ecdsa-").unwrap_or(c.as_str()));
+    }
+    match a.kx_group {
+        None | Some(KxGroup::X25519) => {}
+        Some(KxGroup::X25519Mlkem768) => label.push_str(" PQ"),
+        Some(g) => {
+            label.push(' ');
+            label.push_str(g.as_str());
+        }
+    }
+    // The placement control copies (`…-cpu-same`, `…-cpu-split`) differ from their arm
+    // only there.
+    if let Some(how) = a.id.rsplit_once("-cpu-").map(|(_, how)| how) {
+        label.push_str(" cpu-");
+        label.push_str(how);
+    }
+    label
 }
 
 /// [`super::derive::percentile_bars`] as small multiples: one panel per stack
@@ -51,6 +93,8 @@ fn on_loopback(arm: &Arm) -> bool {
 pub struct StackLatency {
     pub stack: String,
     pub arm: String,
+    /// The row's name on the chart ([`short_label`]).
+    pub label: String,
     /// p50 of the full handshake in µs, with its 95% CI; `None` with `no_result`.
     pub full_p50: Option<f64>,
     pub full_ci: Option<[f64; 2]>,
@@ -99,6 +143,7 @@ pub fn stack_latencies(ev: &Evidence, filter: &ArmFilter) -> Vec<StackLatency> {
             StackLatency {
                 stack: stack_pair(a),
                 arm: a.id.clone(),
+                label: short_label(a),
                 full_p50: a.latency_us.map(|l| l.p50).filter(|_| sound),
                 full_ci: a.p50_ci95_us.filter(|_| sound),
                 tcp_arm: tcp.map(|t| t.id.clone()),
@@ -150,6 +195,8 @@ pub struct StackSpeedup {
     pub stack: String,
     /// The resumed / reusing arm.
     pub arm: String,
+    /// The row's name on the chart ([`short_label`]).
+    pub label: String,
     /// `p50(full) / p50(resumed)`.
     pub latency: Option<Ratio>,
     /// `rate(reuse) / rate(new)` per wall-clock second and per user-CPU second of the
@@ -200,6 +247,7 @@ pub fn stack_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<StackSpeedup> {
                 out.push(StackSpeedup {
                     stack: stack_pair(resumed),
                     arm: resumed.id.clone(),
+                    label: short_label(resumed),
                     latency: None,
                     rate_real: None,
                     rate_user: None,
@@ -229,6 +277,7 @@ pub fn stack_speedups(ev: &Evidence, filter: &ArmFilter) -> Vec<StackSpeedup> {
                 out.push(StackSpeedup {
                     stack: stack_pair(a),
                     arm: a.id.clone(),
+                    label: short_label(a),
                     latency: None,
                     rate_real: None,
                     rate_user: None,
@@ -281,6 +330,29 @@ pub(crate) mod tests {
     }
     use crate::data::filter::Facet;
     use crate::data::testdata::{sample, with_peers};
+
+    #[test]
+    fn a_short_label_puts_what_tells_rows_apart_first() {
+        let mut a = shared::sample::arm("x", Protocol::Tls12, Mode::Resumed, None, vec![1.0]);
+        (a.client_stack, a.server_stack) = (Stack::Rustls, Stack::Nginx);
+        (a.resumption, a.cert) = (
+            Some(shared::Resumption::Stateful),
+            Some(shared::CertKind::Rsa2048),
+        );
+        a.kx_group = Some(KxGroup::X25519);
+        assert_eq!(short_label(&a), "nginx 1.2 stateful rsa2048");
+        // The group is named where it is not X25519 (the hybrid as PQ), a placement
+        // control says so, and a client stack other than rustls names the row.
+        a.kx_group = Some(KxGroup::X25519Mlkem768);
+        (a.client_stack, a.server_stack) = (Stack::PythonSsl, Stack::PythonSsl);
+        assert_eq!(short_label(&a), "python 1.2 stateful rsa2048 PQ");
+        a.kx_group = Some(KxGroup::Secp256r1);
+        a.id = "tls13-full-rsa2048-secp256r1-cpu-same".into();
+        assert_eq!(
+            short_label(&a),
+            "python 1.2 stateful rsa2048 secp256r1 cpu-same"
+        );
+    }
 
     #[test]
     fn a_rustls_only_run_has_no_stacks_view() {
