@@ -253,6 +253,7 @@ fn repeat(n: u32, filters: &[String]) -> Result<ExitCode> {
     extra.extend(filters.iter().cloned());
     let summary = nextest(&extra)?;
     let counts = outcomes(&summary.lines);
+    let failed: u32 = counts.values().map(|(_, f)| f).sum();
     step(format!(
         "runs and failures of each test matching {filters:?}"
     ));
@@ -262,8 +263,11 @@ fn repeat(n: u32, filters: &[String]) -> Result<ExitCode> {
     if counts.is_empty() {
         bail!("no test matches {filters:?}");
     }
-    if !summary.passed {
-        bail!("a run of the tests matching {filters:?} failed (see above): flaky is broken");
+    // nextest's stress mode has exited 0 after failed iterations: the counts decide too.
+    if !summary.passed || failed > 0 {
+        bail!(
+            "{failed} run(s) of the tests matching {filters:?} failed (see above): flaky is broken"
+        );
     }
     step(format!(
         "{n} runs of every test matching {filters:?} passed"
@@ -272,10 +276,14 @@ fn repeat(n: u32, filters: &[String]) -> Result<ExitCode> {
 }
 
 /// Runs and failures per test (binary and name) from nextest's status lines
-/// (`PASS [   0.006s] [1/3] collector arms::…`; anything but PASS or LEAK is a failure).
+/// (`PASS [   0.006s] [1/3] collector arms::…`; anything but PASS or LEAK is a failure),
+/// up to its `Summary` line (after it nextest lists the failures again).
 fn outcomes(lines: &[String]) -> std::collections::BTreeMap<String, (u32, u32)> {
     let mut counts = std::collections::BTreeMap::new();
-    for line in lines {
+    let before_summary = lines
+        .iter()
+        .take_while(|l| !l.trim_start().starts_with("Summary ["));
+    for line in before_summary {
         let words: Vec<&str> = line.split_whitespace().collect();
         let is_status = words.len() >= 4
             && words[0].chars().all(|c| c.is_ascii_uppercase() || c == '-')
@@ -309,6 +317,9 @@ mod tests {
             "     TIMEOUT [ 600.001s] [2/3] e2e::suite site_share::b",
             " Stress test [   0.007s] iteration 1/3: 2 tests run: 1 passed, 49 skipped",
             "     Summary [   2.000s] 4 tests run: 2 passed, 2 failed, 49 skipped",
+            // The failures listed again after the summary are not more runs.
+            "        FAIL [   1.500s] [1/3] e2e::suite site_share::b",
+            "     TIMEOUT [ 600.001s] [2/3] e2e::suite site_share::b",
         ]
         .map(String::from)
         .to_vec();
