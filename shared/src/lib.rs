@@ -31,6 +31,8 @@ mod validate;
 pub mod verdict;
 pub mod wire;
 
+#[cfg(feature = "testing")]
+pub mod doc_commands;
 #[cfg(feature = "sample")]
 pub mod sample;
 #[cfg(feature = "testing")]

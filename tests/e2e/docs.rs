@@ -4,7 +4,9 @@
 
 use std::process::Command;
 
-use e2e::{collector_bin, root};
+use e2e::fixture::quick_run_evidence;
+use e2e::{collector, collector_bin, root, scratch};
+use shared::doc_commands::{pages, shell_lines, words};
 
 /// (command words, help text) of each section: "## `collector run`" then a text block.
 fn sections(page: &str) -> Vec<(Vec<String>, String)> {
@@ -49,6 +51,62 @@ fn the_cli_reference_is_what_help_prints() {
             text,
             "`{} --help` differs from cli.md",
             words.join(" ")
+        );
+    }
+}
+
+/// Every `collector …` command the README and the book show, run here: `run` with
+/// `--list-arms` (the plan its flags make, checked the way a run checks them, without
+/// measuring), the commands that read evidence (`compare`, `export`, `spread`) for real on
+/// copies of a real quick run's file under the names the docs give, `schema` and `floor`
+/// as shown, and the ones that reach a server or take minutes (`probe`, `serve`,
+/// `relay-bench`) with `--help`.
+#[test]
+fn every_collector_command_the_docs_show_runs() {
+    let dir = scratch("docs-commands");
+    let evidence = quick_run_evidence();
+    std::fs::create_dir_all(dir.join("results")).unwrap();
+    for name in ["run", "old", "new", "a", "b", "c"] {
+        std::fs::write(dir.join("results").join(format!("{name}.json")), &evidence).unwrap();
+    }
+    let mut ran = Vec::new();
+    for (file, text) in pages(&root()) {
+        for line in shell_lines(&text)
+            .into_iter()
+            .filter(|l| l.starts_with("collector "))
+        {
+            let mut args = words(line).split_off(1);
+            let how = match args[0].as_str() {
+                _ if args.iter().any(|a| a == "--help" || a == "--list-arms") => "as shown",
+                "run" => "--list-arms",
+                "compare" | "export" | "spread" | "schema" | "floor" => "as shown",
+                _ => "--help",
+            };
+            if how != "as shown" {
+                args.push(how.to_owned());
+            }
+            let out = collector()
+                .current_dir(&dir)
+                .args(&args)
+                .output()
+                .expect("collector runs");
+            assert!(
+                out.status.success(),
+                "{}: `{line}` ({how}) exited {}:\n{}",
+                file.display(),
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            ran.push(args[0].clone());
+        }
+    }
+    // The docs show each of these at least once.
+    for command in [
+        "run", "compare", "export", "spread", "probe", "serve", "schema", "floor",
+    ] {
+        assert!(
+            ran.iter().any(|r| r == command),
+            "no `collector {command}` in the docs"
         );
     }
 }

@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use shared::doc_commands::{shell_lines, words};
+
 use clap::Parser;
 
 use crate::cli::Cli;
@@ -15,75 +17,8 @@ fn repo() -> PathBuf {
         .unwrap()
 }
 
-/// README.md and every page under docs/src, with their text.
 fn pages() -> Vec<(PathBuf, String)> {
-    let mut files = vec![repo().join("README.md")];
-    let mut dirs = vec![repo().join("docs/src")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let p = entry.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|e| e == "md") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| (p.clone(), std::fs::read_to_string(&p).unwrap()))
-        .collect()
-}
-
-/// The lines of a page's ```sh blocks.
-fn shell_lines(text: &str) -> Vec<&str> {
-    let mut lines = Vec::new();
-    let mut inside = false;
-    for line in text.lines() {
-        let t = line.trim();
-        if let Some(lang) = t.strip_prefix("```") {
-            inside = !inside && matches!(lang, "sh" | "bash" | "shell");
-            continue;
-        }
-        if inside && !t.is_empty() && !t.starts_with('#') {
-            lines.push(t);
-        }
-    }
-    lines
-}
-
-/// A command line split as a shell would (quotes, no expansion).
-fn words(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word = String::new();
-    let (mut quote, mut any) = (None, false);
-    for c in line.chars() {
-        match (quote, c) {
-            (None, '\'' | '"') => (quote, any) = (Some(c), true),
-            (Some(q), _) if c == q => quote = None,
-            (None, c) if c.is_whitespace() => {
-                if any {
-                    out.push(std::mem::take(&mut word));
-                }
-                any = false;
-            }
-            _ => (word.push(c), any = true).1,
-        }
-    }
-    if any {
-        out.push(word);
-    }
-    out
-}
-
-#[test]
-fn words_split_as_a_shell_does() {
-    assert_eq!(
-        words("collector run --arms 'a b' \"c\"  d"),
-        ["collector", "run", "--arms", "a b", "c", "d"]
-    );
-    assert_eq!(words("x ''"), ["x", ""]);
+    shared::doc_commands::pages(&repo())
 }
 
 #[test]
