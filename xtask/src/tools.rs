@@ -59,6 +59,24 @@ pub fn on_path(program: &str) -> bool {
 
 static APT_UPDATE: Once = Once::new();
 
+/// `apt-get update` (once per process) and `apt-get install` of `packages`, each command
+/// run by `run_with` (echoed, or with its output captured).
+fn apt_install(packages: &[&str], run_with: &dyn Fn(&mut Command) -> Result<()>) -> Result<()> {
+    let mut update_result = Ok(());
+    APT_UPDATE.call_once(|| {
+        update_result = run_with(Command::new("apt-get").args(["update", "-qq"]));
+    });
+    update_result.context(
+        "apt-get update failed (is this machine able to reach Debian's mirrors, and are we root?)",
+    )?;
+    run_with(
+        Command::new("apt-get")
+            .args(["install", "-y", "-qq", "--no-install-recommends"])
+            .args(packages)
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+    )
+}
+
 /// Installs Debian `packages` with apt-get unless `program` is already on PATH.
 pub fn ensure_apt(program: &str, packages: &[&str]) -> Result<()> {
     if on_path(program) {
@@ -68,18 +86,7 @@ pub fn ensure_apt(program: &str, packages: &[&str]) -> Result<()> {
         "`{program}` is missing: installing Debian package(s) {}",
         packages.join(" ")
     ));
-    let mut update_result = Ok(());
-    APT_UPDATE.call_once(|| {
-        update_result = run(Command::new("apt-get").args(["update", "-qq"]));
-    });
-    update_result.context(
-        "apt-get update failed (is this machine able to reach Debian's mirrors, and are we root?)",
-    )?;
-    run(Command::new("apt-get")
-        .args(["install", "-y", "-qq", "--no-install-recommends"])
-        .args(packages)
-        .env("DEBIAN_FRONTEND", "noninteractive"))
-    .with_context(|| {
+    apt_install(packages, &run).with_context(|| {
         format!(
             "could not install {}; install it by hand and retry",
             packages.join(" ")
@@ -145,20 +152,7 @@ pub fn install_missing_quietly(wanted: &[(&str, &str)]) -> Result<String> {
         }
         Ok(())
     };
-    let mut update_result = Ok(());
-    APT_UPDATE.call_once(|| {
-        update_result = quiet(Command::new("apt-get").args(["update", "-qq"]));
-    });
-    update_result.context(
-        "apt-get update failed (is this machine able to reach Debian's mirrors, and are we root?)",
-    )?;
-    quiet(
-        Command::new("apt-get")
-            .args(["install", "-y", "-qq", "--no-install-recommends"])
-            .args(&packages)
-            .env("DEBIAN_FRONTEND", "noninteractive"),
-    )
-    .with_context(|| {
+    apt_install(&packages, &quiet).with_context(|| {
         format!(
             "could not install {}; install them by hand and retry",
             packages.join(" ")
