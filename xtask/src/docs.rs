@@ -128,7 +128,7 @@ fn ensure_mdbook() -> Result<PathBuf> {
     }
     step(format!(
         "mdbook {MDBOOK_VERSION} is missing: installing it into {} (cargo install mdbook \
-         --locked, without its serve and watch features; a few minutes, once)",
+         --locked, without its serve and watch features; once)",
         tools.display()
     ));
     crate::tools::run(

@@ -113,10 +113,9 @@ fn install_test_packages() -> Result<String> {
     tools::install_missing_quietly(&wanted)
 }
 
-/// Installs what the tests use: the wasm target, cargo-nextest, Chromium and chromedriver,
-/// the peer stacks, iproute2 (under `cargo xtask test` the Debian packages are in place
-/// already: [`install_test_packages`] ran first). A test that still finds something
-/// missing fails, saying what (`shared::testing`).
+/// Installs what the tests use: the wasm target, cargo-nextest and the Debian packages of
+/// [`install_test_packages`]. A test that still finds something missing fails, saying
+/// what (`shared::testing`).
 fn ensure_test_tools() -> Result<()> {
     // The site tests build the viewer for the browser and drive headless Chromium.
     tools::ensure_rust_target(crate::wasm::TARGET)?;
@@ -126,14 +125,11 @@ fn ensure_test_tools() -> Result<()> {
         ));
         tools::run(Command::new("cargo").args(["install", NEXTEST, "--locked"]))?;
     }
-    tools::ensure_apt("chromium", &["chromium", "chromium-driver"])?;
-    tools::ensure_apt("chromedriver", &["chromium-driver"])?;
-    // Peer arms run openssl, Python, nginx, Caddy and GnuTLS; emulated RTT and two-host
-    // tests need iproute2.
-    tools::ensure_peer_stacks()?;
-    tools::ensure_apt("ip", &["iproute2"])?;
-    // Instructions per handshake are counted under valgrind's callgrind.
-    tools::ensure_apt("valgrind", &["valgrind"])
+    // One list of Debian packages: after `all_checks`' background install this finds
+    // every program on PATH at once; `--repeat` installs here what is missing.
+    let done = install_test_packages()?;
+    step(format!("Debian packages: {done}"));
+    Ok(())
 }
 
 struct Summary {

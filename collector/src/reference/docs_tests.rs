@@ -8,14 +8,8 @@ use shared::doc_commands::{shell_lines, words};
 
 use clap::Parser;
 
+use super::repo;
 use crate::cli::Cli;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
 
 fn pages() -> Vec<(PathBuf, String)> {
     shared::doc_commands::pages(&repo())

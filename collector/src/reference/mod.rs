@@ -12,6 +12,15 @@ mod docs_tests;
 #[cfg(test)]
 mod tests;
 
+/// The repository's root, where the docs and the generated pages live (for the tests).
+#[cfg(test)]
+fn repo() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
 use crate::cli::Page;
 
 /// The first line of every generated page: says where it came from, and that editing it

@@ -1,12 +1,6 @@
-use std::path::PathBuf;
-
 use serde_json::json;
 
 use super::*;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 #[test]
 fn the_checked_in_pages_are_what_the_code_generates_now() {
