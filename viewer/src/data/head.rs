@@ -7,7 +7,9 @@
 //! card or headline chart reads (phases, tracing, placement, rounds), and the comparisons
 //! between them; everything else of the run (environment, settings) is kept, so the head
 //! is valid evidence of its own and the headline drawn from it is the headline of
-//! the summary (a test holds every card, bar and speedup of the two equal).
+//! the summary (a test holds every card, bar and speedup of the two equal). Of the
+//! settings, only the instruction-counting phase's number of arms changes: it names
+//! the counted arms the head holds.
 
 use shared::{ComparisonKind, Evidence};
 
@@ -53,6 +55,16 @@ pub fn head_of(ev: &Evidence) -> Evidence {
     }
     head.comparisons
         .retain(|c| keep.contains(&c.baseline) && keep.contains(&c.candidate));
+    // The counting phase names as many arms as carry a handshake count: those the head
+    // kept (else a run whose counted arms are not all on the headline has no valid head).
+    if let Some(shared::InstructionCounting::On(p)) = &mut head.run.settings.instructions {
+        p.arms = head
+            .arms
+            .iter()
+            .filter_map(|a| a.instructions.as_ref())
+            .filter(|i| i.scope == shared::CountScope::Handshake)
+            .count() as u64;
+    }
     head
 }
 
@@ -110,6 +122,85 @@ mod tests {
             assert_eq!(headline_speedups(&again), headline_speedups(&ev));
             assert!(!headline_cards(&ev).is_empty(), "{:?}", ids(&ev));
         }
+    }
+
+    /// `ev` with instructions counted for `arms` (10 handshakes each, both ends), by a
+    /// counting phase that names them.
+    fn counted(mut ev: Evidence, arms: &[&str]) -> Evidence {
+        use shared::{
+            BuildProfile, CountOutcome, CountScope, Counted, CountingPhase, EndCount,
+            InstructionCounting, Instructions, KindCounts, Mode,
+        };
+        let tool = "valgrind-3.19.0 --tool=callgrind";
+        for a in ev.arms.iter_mut().filter(|a| arms.contains(&a.id.as_str())) {
+            let kinds = match a.mode {
+                Mode::Resumed => KindCounts {
+                    resumed: 10,
+                    ..KindCounts::default()
+                },
+                _ => KindCounts {
+                    full: 10,
+                    ..KindCounts::default()
+                },
+            };
+            let end = EndCount {
+                total: 1_000_000,
+                per_handshake: 100_000.0,
+                kinds: Some(kinds),
+            };
+            a.instructions = Some(Instructions {
+                tool: tool.into(),
+                build_profile: BuildProfile::Release,
+                scope: CountScope::Handshake,
+                window: "client: ClientConnection::new to the first byte read".into(),
+                warmup_handshakes: 3,
+                outcome: CountOutcome::Counted(Counted {
+                    handshakes: 10,
+                    client: Some(end.clone()),
+                    server: end,
+                }),
+            });
+        }
+        ev.run.settings.instructions = Some(InstructionCounting::On(CountingPhase {
+            tool: tool.into(),
+            build_profile: BuildProfile::Release,
+            handshakes_per_arm: 10,
+            warmup_per_arm: 3,
+            parallel_groups: 1,
+            arms: arms.len() as u64,
+            wall_s: 12.5,
+        }));
+        Evidence::from_json(&ev.to_json()).expect("the counted run validates")
+    }
+
+    /// A run whose counted arms are not all on the headline (a default run counts the
+    /// hybrid's resumed arms, which the head leaves out) still has a valid head, which
+    /// names only the counted arms it holds: before, such a head failed validation and
+    /// the site was built without the landing run's cards written in.
+    #[test]
+    fn a_head_of_a_run_with_instruction_counts_validates() {
+        let ev = counted(
+            quick_run(),
+            &[
+                "tls13-full-ecdsa-p256-x25519",
+                "tls13-resumed-ticket-ecdsa-p256-x25519mlkem768",
+            ],
+        );
+        let head = Evidence::from_json(&head_of(&ev).to_json()).expect("the head validates");
+        let kept: Vec<&str> = head
+            .arms
+            .iter()
+            .filter(|a| a.instructions.is_some())
+            .map(|a| a.id.as_str())
+            .collect();
+        assert_eq!(kept, ["tls13-full-ecdsa-p256-x25519"]);
+        let phase = head
+            .run
+            .settings
+            .instructions
+            .as_ref()
+            .and_then(|i| i.phase());
+        assert_eq!(phase.map(|p| p.arms), Some(1));
     }
 
     #[test]
