@@ -156,7 +156,7 @@ mod tests {
                 warmup_handshakes: 3,
                 outcome: CountOutcome::Counted(Counted {
                     handshakes: 10,
-                    client: Some(end.clone()),
+                    client: Some(end),
                     server: end,
                 }),
             });
