@@ -680,6 +680,32 @@ fn a_420_px_screen_lays_out_420_px_wide() {
         width[0].as_u64() <= width[1].as_u64(),
         "page wider than the screen: {width}; {wide}"
     );
+    // Nor does any table scroll a column out of sight in its own box: every folded part
+    // opened, each table with a head but the shaded grid reads as cards, each cell under
+    // its column's name, and no cell of any table is off screen.
+    browser.exec(
+        "document.querySelectorAll('#app details').forEach(d => d.open = true);",
+        json!([]),
+    );
+    let cells = browser.wait_for(
+        "every cell of an open table labelled",
+        "(() => { const cells = [...document.querySelectorAll('#app table:not(.grid):has(> thead) > tbody > tr > td')] \
+                    .filter(c => c.getClientRects().length > 0); \
+                  return cells.length > 20 && cells.every(c => c.dataset.label !== undefined) && cells.length; })()",
+    );
+    let off = browser.exec(
+        "const w = document.documentElement.clientWidth; \
+         return [...document.querySelectorAll('#app table:not(.grid) > tbody > tr > td, #app table:not(.grid) > thead th')] \
+           .filter(c => c.getClientRects().length > 0 && c.getBoundingClientRect().right > w + 1) \
+           .slice(0, 12).map(c => c.closest('table').id + ' ' + c.dataset.label + ' ' + Math.round(c.getBoundingClientRect().right));",
+        json!([]),
+    );
+    assert_eq!(
+        off,
+        json!([]),
+        "cells past the right edge of a 420 px screen (of {} cells)",
+        cells
+    );
 }
 
 #[test]

@@ -350,7 +350,7 @@ pub fn App() -> Html {
             <a class="skip" href="#table-section">{"Skip to the table of every arm"}</a>
             <header class="top">
                 <h1>{"Handshake Lab"}</h1>
-                <p class="tagline">{crate::data::head_html::TAGLINE}</p>
+                <p class="tagline">{super::termed(crate::data::head_html::TAGLINE, &mut Vec::new())}</p>
                 if runs.ready && !set.history.is_empty() {
                     {run_picker(&RunPickerProps { runs: set.clone(), focus: focus_key, on_pick: on_view })}
                 }

@@ -5,7 +5,7 @@ use yew::prelude::*;
 use super::export::download_text;
 use crate::data::csv::findings_csv;
 use crate::data::findings::{findings, Finding};
-use crate::data::glossary::first_uses;
+use crate::data::glossary::before_findings;
 use crate::data::load::LoadedRun;
 use crate::data::markdown::findings_markdown;
 
@@ -20,14 +20,7 @@ fn items(list: &[Finding], key: u32, headline: bool, seen: &mut Vec<&'static str
         .filter(|f| f.headline == headline)
         .map(|f| {
             let (href, name) = f.topic.target(f.headline, key);
-            let text: Html = first_uses(&f.text, seen)
-                .into_iter()
-                .map(|(piece, term)| match term {
-                    Some(id) => html! { <a class="term" href={format!("#term-{id}")}>{piece}</a> },
-                    None => html! { {piece} },
-                })
-                .collect();
-            html! { <li>{text}{" "}<a {href}>{name}</a></li> }
+            html! { <li>{super::termed(&f.text, seen)}{" "}<a {href}>{name}</a></li> }
         })
         .collect()
 }
@@ -39,7 +32,7 @@ pub fn findings_section(props: &FindingsProps) -> Html {
     let all = std::rc::Rc::new(list.clone());
     let conditions = crate::data::conditions::line(&run.evidence);
     let stem = crate::data::export::export_name("findings", "", &run.evidence.run.id, "");
-    let mut seen = Vec::new();
+    let mut seen = before_findings(&run.evidence);
     let download = move |markdown: bool| {
         let (all, stem, conditions) = (all.clone(), stem.clone(), conditions.clone());
         Callback::from(move |_: MouseEvent| match markdown {

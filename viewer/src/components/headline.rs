@@ -111,14 +111,16 @@ fn HeadlineOf(props: &HeadlineOfProps) -> Html {
         crate::data::conditions::banner(&r.evidence)
     });
     let [run_id, host, date, conditions] = super::canvas::source(&ev);
+    // The banner links the glossary terms the tagline above did not.
+    let mut seen = crate::data::glossary::linked_by(&[crate::data::head_html::TAGLINE], Vec::new());
     html! {
         <section id="headline" class="headline" aria-labelledby="headline-h">
             <h2 id="headline-h" class="visually-hidden">{"Headline"}</h2>
             <div id="run-conditions" class={banner.class()} role="note">
-                <p><strong>{banner.title.clone()}</strong>{" "}{banner.meaning}</p>
+                <p><strong>{super::termed(&banner.title, &mut seen)}</strong>{" "}{super::termed(banner.meaning, &mut seen)}</p>
                 if !banner.reasons.is_empty() {
                     <ul>
-                        for r in banner.reasons.iter() { <li>{r.clone()}</li> }
+                        for r in banner.reasons.iter() { <li>{super::termed(r, &mut seen)}</li> }
                     </ul>
                 }
             </div>

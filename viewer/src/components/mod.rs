@@ -29,6 +29,18 @@ pub(crate) fn shown(s: &str) -> Html {
     }
 }
 
+/// `text` with each glossary term it uses first on the page (not in `seen`, which
+/// gets them) linked to its entry.
+pub(crate) fn termed(text: &str, seen: &mut Vec<&'static str>) -> Html {
+    crate::data::glossary::first_uses(text, seen)
+        .into_iter()
+        .map(|(piece, term)| match term {
+            Some(id) => html! { <a class="term" href={format!("#term-{id}")}>{piece}</a> },
+            None => html! { {piece} },
+        })
+        .collect()
+}
+
 /// Renders the app into `#app` (or the body when the page has none).
 pub fn mount() {
     let root = web_sys::window()

@@ -16,6 +16,13 @@ pub struct TableProps {
     pub on_sort: Callback<SortKey>,
 }
 
+/// The table's caption. Of its terms, it links arm and efficiency to the glossary (the
+/// findings above use the others, and seldom these).
+const CAPTION: &str = "Every arm of the shown runs that passes the filters. Efficiency is \
+    crypto floor / p50: the share of the median handshake that is public-key work. Resumed: \
+    as each end counted; – where the server's end is not counted. Failed of attempted: \
+    connections that failed, of those tried.";
+
 pub fn arm_table(props: &TableProps) -> Html {
     // Made when clicked, from the rows shown then.
     let download = |markdown: bool| {
@@ -59,10 +66,7 @@ pub fn arm_table(props: &TableProps) -> Html {
             </p>
             <div class="table-wrap">
             <table id="arm-table" class="arms">
-                <caption>{"Every arm of the shown runs that passes the filters. Efficiency is \
-                    crypto floor / p50: the share of the median handshake that is public-key \
-                    work. Resumed: as each end counted; – where the server's end is not counted. Failed of \
-                    attempted: connections that failed, of those tried."}</caption>
+                <caption>{super::termed(CAPTION, &mut crate::data::glossary::all_but(&["arm", "efficiency"]))}</caption>
                 <thead><tr>
                     for key in SortKey::ALL { {th(key)} }
                 </tr></thead>

@@ -1,5 +1,6 @@
 //! The terms the page's glossary explains (index.html, `#glossary`: prose that no run
-//! changes lives there, not in the wasm), and where each is first used: the findings
+//! changes lives there, not in the wasm), and where each is first used: the page's
+//! sentences (the tagline, the run's conditions, the findings, the arm table's caption)
 //! link a term's first use on the page to its entry.
 
 /// Each term's entry (`#term-<id>`) and the words that use it, as they are written in
@@ -11,10 +12,10 @@ pub const TERMS: [(&str, &[&str]); 12] = [
     ("stateful", &["stateful"]),
     ("ticket", &["ticket"]),
     ("floor", &["crypto floor", "public-key"]),
-    ("efficiency", &["efficiency"]),
+    ("efficiency", &["efficiency", "Efficiency"]),
     ("hop", &[" hop"]),
     ("placement", &["cpu-same", "placement"]),
-    ("steal", &["steal"]),
+    ("steal", &["steal", "Steal"]),
     ("pq", &["x25519mlkem768", "hybrid"]),
     ("traced", &["traced"]),
 ];
@@ -64,6 +65,33 @@ pub fn first_uses<'a>(
     out
 }
 
+/// Every term but `ids`: as `seen`, a text links only those.
+pub fn all_but(ids: &[&str]) -> Vec<&'static str> {
+    TERMS
+        .iter()
+        .map(|(t, _)| *t)
+        .filter(|t| !ids.contains(t))
+        .collect()
+}
+
+/// The terms `texts` (in page order) link, after those in `seen`.
+pub fn linked_by(texts: &[&str], mut seen: Vec<&'static str>) -> Vec<&'static str> {
+    for t in texts {
+        first_uses(t, &mut seen);
+    }
+    seen
+}
+
+/// The terms the page links before the findings of `ev` (the tagline, then the run
+/// conditions the headline says), so the findings link only first uses.
+pub fn before_findings(ev: &shared::Evidence) -> Vec<&'static str> {
+    let tagline = linked_by(&[super::head_html::TAGLINE], Vec::new());
+    let b = super::conditions::banner(ev);
+    let mut texts = vec![b.title.as_str(), b.meaning];
+    texts.extend(b.reasons.iter().map(String::as_str));
+    linked_by(&texts, tagline)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +130,17 @@ mod tests {
         // Nothing to link: the text whole.
         assert_eq!(first_uses("no term", &mut seen), [("no term", None)]);
         assert_eq!(first_uses("", &mut seen), []);
+    }
+
+    #[test]
+    fn the_findings_start_from_the_terms_the_tagline_and_the_conditions_linked() {
+        let mut ev = crate::data::testdata::sample();
+        ev.environment.steal_percent = [("cpu1".to_string(), 16.5)].into();
+        let before = before_findings(&ev);
+        // The tagline says "full and resumed", the banner names the steal it measured.
+        assert!(before.contains(&"resumed"), "{before:?}");
+        assert!(before.contains(&"steal"), "{before:?}");
+        assert!(!before.contains(&"ticket"), "{before:?}");
     }
 
     #[test]
