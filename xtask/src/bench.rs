@@ -9,7 +9,9 @@
 //! headline cards), `chart:chart-head-percentiles` (the viewer's own first canvas chart),
 //! `interactive` (the start-up load is drawn:
 //! run list, filters, trend), `answer` (the run shown's findings and detail, once its
-//! summary is in) and `chart:chart-trend` (the trend view).
+//! summary is in) and `chart:chart-trend` (the trend view); then what the page holds
+//! (elements and characters of text, in all and for its largest parts), which grows with
+//! the history where a view renders more than is on screen.
 //! A measurement, not a test: nothing passes or fails on a time.
 
 use std::path::{Path, PathBuf};
@@ -88,13 +90,15 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
             .map(|m| m.len())
             .unwrap_or(0);
         let (total, (_, largest)) = site_build::sizes(&out);
-        let (marks, memory, fetched) = measure(&out)?;
+        let (marks, page, fetched) = measure(&out)?;
+        let memory = page.memory;
         let line = format!(
-            "{n} runs: first chart {} ms, cards {} ms, viewer's own first chart {} ms, interactive {} ms, answer {} ms, trend view {} ms; page memory {:.0} MB (JS heap {:.0} + wasm {:.0}); site {:.1} MB in all, largest file {:.2} MB, history.json {history} bytes; build {:.1} s cold, {:.1} s with one more run\n      timeline (ms after navigation start; a file when its last byte arrived): {fetched}",
+            "{n} runs: first chart {} ms, cards {} ms, viewer's own first chart {} ms, interactive {} ms, answer {} ms, trend view {} ms; page memory {:.0} MB (JS heap {:.0} + wasm {:.0}); the page holds {} elements and {} characters of text; site {:.1} MB in all, largest file {:.2} MB, history.json {history} bytes; build {:.1} s cold, {:.1} s with one more run\n      largest parts of the page: {}\n      timeline (ms after navigation start; a file when its last byte arrived): {fetched}",
             marks[0], marks[4], marks[5], marks[1], marks[2], marks[3],
             (memory[0] + memory[1]) as f64 / 1e6, memory[0] as f64 / 1e6, memory[1] as f64 / 1e6,
+            page.elements, page.text,
             total as f64 / 1e6, largest as f64 / 1e6,
-            cold.as_secs_f64(), one_more.as_secs_f64()
+            cold.as_secs_f64(), one_more.as_secs_f64(), page.parts
         );
         println!("{line}");
         lines.push(line);
@@ -174,7 +178,7 @@ fn write_copies(text: &str, ev: &shared::Evidence, n: usize, dir: &Path) -> Resu
 /// cards are on the page; `first chart`: the first chart on the page, the landing run's
 /// written SVG where the site wrote one, else the viewer's canvas), and
 /// where the time went: each file the page fetched, with the moment its last byte arrived.
-fn measure(site: &Path) -> Result<([u64; 6], [u64; 2], String)> {
+fn measure(site: &Path) -> Result<([u64; 6], Page, String)> {
     let listener = bind(0)?;
     let port = listener.local_addr()?.port();
     let dir = site.to_path_buf();
@@ -202,20 +206,60 @@ fn measure(site: &Path) -> Result<([u64; 6], [u64; 2], String)> {
         let v: Value = browser.exec(script, json!([names]));
         let got: Vec<Option<u64>> = (0..6).map(|i| v[i].as_u64()).collect();
         if let [Some(a), Some(b), Some(c), Some(d), Some(e), Some(f)] = got[..] {
-            // Once everything above is drawn: the page's JS heap and the viewer's linear
-            // memory (wasm), in bytes.
-            let m: Value = browser.exec(
-                "return [performance.memory ? performance.memory.usedJSHeapSize : 0, \
-                         window.hlabWasmBytes ? window.hlabWasmBytes() : 0];",
-                json!([]),
-            );
-            let memory = [m[0].as_u64().unwrap_or(0), m[1].as_u64().unwrap_or(0)];
-            return Ok(([a, b, c, d, e, f], memory, fetched(&browser)));
+            return Ok(([a, b, c, d, e, f], page(&browser), fetched(&browser)));
         }
         if Instant::now() > deadline {
             bail!("the page did not set every mark within 300 s: {v}");
         }
         std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// What the page holds once every mark is set.
+struct Page {
+    /// The page's JS heap and the viewer's linear memory (wasm), in bytes.
+    memory: [u64; 2],
+    /// Elements in the document, and characters of text in it (`textContent`, so a
+    /// collapsed section's text counts: it is rendered, only not shown).
+    elements: u64,
+    text: u64,
+    /// The same two per part of the page (the header and each section with an id), the
+    /// largest first: `runs-section 1,020 elements 80,311 chars, …`.
+    parts: String,
+}
+
+fn page(browser: &webdriver::Browser) -> Page {
+    let v: Value = browser.exec(
+        "const parts = [...document.querySelectorAll('main > header, main > section[id], main > nav')] \
+           .map(e => [e.id || e.tagName.toLowerCase(), e.querySelectorAll('*').length, e.textContent.length]); \
+         parts.sort((a, b) => b[2] - a[2]); \
+         return [performance.memory ? performance.memory.usedJSHeapSize : 0, \
+                 window.hlabWasmBytes ? window.hlabWasmBytes() : 0, \
+                 document.getElementsByTagName('*').length, document.body.textContent.length, parts];",
+        json!([]),
+    );
+    let parts = v[4]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .take(6)
+                .map(|r| {
+                    format!(
+                        "{} {} elements {} chars",
+                        r[0].as_str().unwrap_or("?"),
+                        r[1].as_u64().unwrap_or(0),
+                        r[2].as_u64().unwrap_or(0)
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default();
+    Page {
+        memory: [v[0].as_u64().unwrap_or(0), v[1].as_u64().unwrap_or(0)],
+        elements: v[2].as_u64().unwrap_or(0),
+        text: v[3].as_u64().unwrap_or(0),
+        parts,
     }
 }
 
