@@ -480,6 +480,12 @@ fn controls_are_named_and_every_chart_has_its_data_as_text() {
         json!([]),
     );
     assert_eq!(unnamed, json!([]), "controls without a name");
+    // The trend's table is drawn once opened.
+    browser.click("#trend-section details.as-text > summary");
+    browser.wait_for(
+        "the trend's table",
+        "document.querySelectorAll('#trend-table tbody tr').length > 0",
+    );
     let charts = browser.exec(
         "return [...document.querySelectorAll('.chart')].map(c => { const cv = c.querySelector('canvas'); \
            return {id: cv.id, label: cv.getAttribute('aria-label') || '', role: cv.getAttribute('role'), \

@@ -1,7 +1,8 @@
 //! The trend view in headless Chromium, from a site of four runs on two hosts built by
 //! `cargo xtask site`: each host's points and its slower/faster marks, checked against
 //! values written out here; and the raw evidence is fetched only when the CDF is opened,
-//! and then only the detail run's file (seen in the page's resource timing entries).
+//! and then only the detail run's file (seen in the page's resource timing entries); a
+//! history longer than a page is drawn a page at a time.
 
 use e2e::scratch;
 use e2e::site::{build_site, Server};
@@ -108,6 +109,7 @@ fn the_trend_marks_each_hosts_changes_and_raw_files_wait_for_the_cdf() {
          s.dispatchEvent(new Event('change', {bubbles: true}));",
         json!([ARM]),
     );
+    browser.click("#trend-section details.as-text > summary");
     browser.wait_for(
         "the arm's trend rows",
         "[...document.querySelectorAll('#trend-table td.p50')].some(td => td.textContent === '500 µs')",
@@ -184,4 +186,102 @@ fn the_trend_marks_each_hosts_changes_and_raw_files_wait_for_the_cdf() {
         "performance.getEntriesByType('resource').some(e => e.name.includes('/results/raw/a1/'))",
     );
     assert_eq!(evidence_fetched(&browser), json!([]));
+}
+
+#[test]
+fn a_long_history_is_drawn_a_page_at_a_time() {
+    // 60 runs, a minute apart: more than a page (50) of the run list and of the pickers.
+    let dir = scratch("site-long-history");
+    let results = dir.join("results");
+    std::fs::create_dir_all(&results).unwrap();
+    for i in 0..60u32 {
+        let mut e = run(&format!("r{i:02}"), "alpha", 0, 400.0, [390.0, 410.0]);
+        e.run.started_at = format!("2026-11-30T{:02}:{:02}:00Z", i / 60, i % 60);
+        std::fs::write(results.join(format!("{}.json", e.run.id)), e.to_json()).unwrap();
+    }
+    let site = dir.join("www").join("site");
+    build_site(&results, &site);
+    let server = Server::start(&dir.join("www"));
+    let browser = Browser::start(scratch("chromium-long-history"), 1400, 1000, &[]);
+    browser.goto(&format!("{}site/", server.url));
+    browser.wait_for(
+        "the run list",
+        "document.querySelectorAll('#run-list tbody tr').length > 0",
+    );
+    let ids = |b: &Browser| -> Vec<String> {
+        serde_json::from_value(b.exec(
+            "return [...document.querySelectorAll('#run-list tbody tr .run-id')].map(c => c.textContent);",
+            json!([]),
+        ))
+        .unwrap()
+    };
+    let newest: Vec<String> = (10..60).map(|i| format!("r{i:02}")).collect();
+    assert_eq!(
+        ids(&browser),
+        newest,
+        "the run list's first page: the newest 50"
+    );
+    assert_eq!(
+        browser.exec(
+            "return ['older', 'newer'].map(c => document.querySelector('#run-list-pager button.' + c).disabled);",
+            json!([])
+        ),
+        json!([false, true])
+    );
+    browser.click("#run-list-pager button.older");
+    browser.wait_for(
+        "the older page",
+        "document.querySelectorAll('#run-list tbody tr').length === 10",
+    );
+    let oldest: Vec<String> = (0..10).map(|i| format!("r{i:02}")).collect();
+    assert_eq!(ids(&browser), oldest);
+
+    // The run picker: 50 runs and "older runs"; paging keeps the run shown chosen.
+    let options = "const s = document.querySelector('#run-pick'); \
+                   return {value: s.value, runs: [...s.options].map(o => o.value).filter(v => /^[0-9]+$/.test(v)), \
+                           paging: [...s.options].map(o => o.value).filter(v => !/^[0-9]+$/.test(v))};";
+    let first = browser.exec(options, json!([]));
+    assert_eq!(first["runs"].as_array().unwrap().len(), 50, "{first}");
+    assert_eq!(first["paging"], json!(["older"]), "{first}");
+    assert!(first["runs"].as_array().unwrap().contains(&first["value"]));
+    browser.exec(
+        "const s = document.querySelector('#run-pick'); s.value = 'older'; \
+         s.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([]),
+    );
+    browser.wait_for(
+        "the picker's older page",
+        "[...document.querySelector('#run-pick').options].some(o => o.value === 'newer')",
+    );
+    let second = browser.exec(options, json!([]));
+    assert_eq!(
+        second["value"], first["value"],
+        "paging picked no other run"
+    );
+    assert_eq!(second["paging"], json!(["newer"]), "{second}");
+    // The run shown (kept on top) and the 10 oldest, none of them on the first page.
+    let runs = second["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 11, "{second}");
+    assert_eq!(runs[0], first["value"]);
+    let page_one = first["runs"].as_array().unwrap();
+    assert!(runs[1..].iter().all(|k| !page_one.contains(k)), "{second}");
+
+    // The trend's table as text: no rows until it is opened, then one per run.
+    browser.exec(
+        "const s = document.querySelector('#trend-arm'); s.value = arguments[0]; \
+         s.dispatchEvent(new Event('change', {bubbles: true}));",
+        json!([ARM]),
+    );
+    assert_eq!(
+        browser.exec(
+            "return document.querySelectorAll('#trend-table tbody tr').length;",
+            json!([])
+        ),
+        json!(0)
+    );
+    browser.click("#trend-section details.as-text > summary");
+    browser.wait_for(
+        "the trend's 60 rows",
+        "document.querySelectorAll('#trend-table tbody tr').length === 60",
+    );
 }

@@ -11,7 +11,7 @@ use super::findings::{findings_section, FindingsProps};
 use super::headline::{headline, run_picker, RunPickerProps};
 use super::loader::{fetch_urls, initial_load, Fetched, Loader, Start};
 use super::permalink::{self, use_permalink, Targets};
-use super::runs::{failures, run_list, FailuresProps, RunColumn, RunListProps};
+use super::runs::{failures, FailuresProps, RunColumn, RunList};
 use super::table::{arm_table, TableProps};
 use super::trend::Trend;
 use super::verdicts::Verdicts;
@@ -299,8 +299,8 @@ pub fn App() -> Html {
                 }
                 <section id="runs-section">
                     <h2>{"Runs"}</h2>
-                    {run_list(&RunListProps { runs: set.clone(), on_toggle: on_toggle_run, on_remove, ready: runs.ready,
-                                             detail: detail_keys.clone(), on_detail })}
+                    <RunList runs={set.clone()} on_toggle={on_toggle_run} {on_remove} ready={runs.ready}
+                             detail={detail_keys.clone()} {on_detail} />
                     <Loader {on_loaded} />
                 </section>
                 if set.shown().nth(1).is_some() {

@@ -3,14 +3,13 @@
 
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
+use super::run_select::{run_words, RunSelect};
 use super::shown;
 use crate::data::changes::{changes, ChangeRow};
-use crate::data::format::{fmt_ci_ratio, fmt_ratio, fmt_us, short};
-use crate::data::load::{short_time, RunSet};
+use crate::data::format::{fmt_ci_ratio, fmt_ratio, fmt_us};
+use crate::data::load::RunSet;
 use crate::data::trend::in_time_order;
 
 pub struct ChangesProps {
@@ -48,33 +47,17 @@ fn row(r: &ChangeRow) -> Html {
 pub fn changes_section(props: &ChangesProps) -> Html {
     let mut runs = in_time_order(&props.runs);
     runs.reverse();
-    let pick = |which: usize| {
-        let on_pair = props.on_pair.clone();
-        let pair = props.pair;
-        let first = runs.first().map(|r| r.key);
-        Callback::from(move |e: Event| {
-            let select = e
-                .target()
-                .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok());
-            let Some(k) = select.and_then(|s| s.value().parse::<u32>().ok()) else {
-                return;
-            };
-            let (old, new) = pair.unwrap_or((k, first.unwrap_or(k)));
-            on_pair.emit(if which == 0 { (k, new) } else { (old, k) });
-        })
-    };
+    let choices: Vec<(u32, String)> = runs.iter().map(|r| (r.key, run_words(r))).collect();
+    let first = runs.first().map(|r| r.key);
     let select = |which: usize, id: &'static str| {
         let chosen = props.pair.map(|p| if which == 0 { p.0 } else { p.1 });
+        let (on_pair, pair) = (props.on_pair.clone(), props.pair);
+        let on_pick = Callback::from(move |k: u32| {
+            let (old, new) = pair.unwrap_or((k, first.unwrap_or(k)));
+            on_pair.emit(if which == 0 { (k, new) } else { (old, k) });
+        });
         html! {
-            <select {id} onchange={pick(which)}>
-                if chosen.is_none() { <option selected=true disabled=true>{"pick a run"}</option> }
-                for r in runs.iter() {
-                    <option value={r.key.to_string()} selected={chosen == Some(r.key)}>
-                        {format!("{} · {} · {}", r.brief.run.kind.map_or("run", |k| k.words()),
-                                 short(&r.brief.run.host), short(&short_time(&r.brief.run.started_at)))}
-                    </option>
-                }
-            </select>
+            <RunSelect {id} runs={choices.clone()} {chosen} placeholder="pick a run" {on_pick} />
         }
     };
     let find = |k: u32| props.runs.shown().find(|r| r.key == k);

@@ -4,30 +4,16 @@
 
 use std::rc::Rc;
 
-use wasm_bindgen::JsCast;
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::canvas::Chart;
+use super::run_select::{run_words, RunSelect};
 use super::shown;
 use crate::charts::spec::ChartSpec;
 use crate::charts::Scale;
-use crate::data::format::short;
 use crate::data::headline::{headline_bars, headline_cards, headline_speedups};
-use crate::data::load::{short_time, HistoryRun, LoadedRun, RunSet};
+use crate::data::load::{short_time, LoadedRun, RunSet};
 use crate::data::trend::in_time_order;
-
-/// `default run · host · 2026-12-01 02:15:00`, newest first, for the picker.
-fn run_words(r: &HistoryRun) -> String {
-    let b = &r.brief.run;
-    let kind = b.kind.map_or("run", |k| k.words());
-    let cut = if b.complete { "" } else { " · interrupted" };
-    format!(
-        "{kind} · {} · {}{cut}",
-        short(&b.host),
-        short(&short_time(&b.started_at))
-    )
-}
 
 pub struct RunPickerProps {
     pub runs: Rc<RunSet>,
@@ -39,30 +25,14 @@ pub struct RunPickerProps {
 /// The one control that picks the run the page follows, and one line naming it.
 /// (A plain function: no state of its own.)
 pub fn run_picker(props: &RunPickerProps) -> Html {
-    let on_change = {
-        let on_pick = props.on_pick.clone();
-        Callback::from(move |e: Event| {
-            let select = e
-                .target()
-                .and_then(|t| t.dyn_into::<HtmlSelectElement>().ok());
-            if let Some(k) = select.and_then(|s| s.value().parse::<u32>().ok()) {
-                on_pick.emit(k);
-            }
-        })
-    };
     let mut runs = in_time_order(&props.runs);
     runs.reverse();
     let focus = runs.iter().find(|r| Some(r.key) == props.focus);
+    let choices: Vec<(u32, String)> = runs.iter().map(|r| (r.key, run_words(r))).collect();
     html! {
         <div class="run-pick">
             <label for="run-pick">{"Run shown "}</label>
-            <select id="run-pick" onchange={on_change}>
-                for r in runs.iter() {
-                    <option value={r.key.to_string()} selected={Some(r.key) == props.focus}>
-                        {run_words(r)}
-                    </option>
-                }
-            </select>
+            <RunSelect id="run-pick" runs={choices} chosen={props.focus} on_pick={props.on_pick.clone()} />
             if let Some(r) = focus {
                 <p id="run-line" class="hint">
                     {format!("{} on host ", r.brief.run.kind.map_or("A run", |k| k.words()))}

@@ -11,6 +11,7 @@ mod headline;
 mod loader;
 mod loss;
 mod permalink;
+mod run_select;
 mod runs;
 mod table;
 mod trend;

@@ -16,8 +16,10 @@ use crate::data::derive::resume_speedups;
 use crate::data::filter::ArmFilter;
 use crate::data::format::short;
 use crate::data::load::{short_time, HistoryRun, LoadFailure, LoadedRun, RunSet};
+use crate::data::pages::{Page, PAGE};
 use crate::data::stacks::percentile_panels;
 
+#[derive(Properties, PartialEq)]
 pub struct RunListProps {
     pub runs: Rc<RunSet>,
     pub on_toggle: Callback<u32>,
@@ -29,15 +31,22 @@ pub struct RunListProps {
     pub ready: bool,
 }
 
-/// Every loaded run: host, date, tool version, complete or not; hide and remove.
-pub fn run_list(props: &RunListProps) -> Html {
+/// Every loaded run: host, date, tool version, complete or not; hide and remove. A page
+/// of [`PAGE`] runs at a time, the newest first to the eye: a long history is not drawn
+/// whole.
+#[component]
+pub fn RunList(props: &RunListProps) -> Html {
+    let page = use_state(|| 0usize);
     if !props.ready {
         return html! { <p id="loading" role="status">{"Loading evidence…"}</p> };
     }
-    if props.runs.history.is_empty() {
+    let all = &props.runs.history;
+    if all.is_empty() {
         return html! { <p id="run-list" class="empty">{"No runs loaded yet."}</p> };
     }
+    let at = Page::from_end(all.len(), *page, PAGE);
     html! {
+        <>
         <table id="run-list" class="runs">
             <thead><tr>
                 <th scope="col">{"kind"}</th><th scope="col">{"host"}</th><th scope="col">{"run id"}</th>
@@ -46,11 +55,31 @@ pub fn run_list(props: &RunListProps) -> Html {
                 <th scope="col">{"detail"}</th><th></th>
             </tr></thead>
             <tbody>
-            for run in &props.runs.history {
+            for run in &all[at.items.clone()] {
                 {run_line(run, props)}
             }
             </tbody>
         </table>
+        if at.paged() {
+            {pager("run-list-pager", &at, all.len(), page)}
+        }
+        </>
+    }
+}
+
+/// "older runs · runs 951–1,000 of 1,000 · newer runs" under a list shown a page at a
+/// time (page 0 the newest).
+fn pager(id: &'static str, at: &Page, len: usize, page: UseStateHandle<usize>) -> Html {
+    let (older, newer) = (page.clone(), page.clone());
+    let n = *page;
+    html! {
+        <p class="pager" {id}>
+            <button class="older" disabled={at.page + 1 >= at.pages}
+                    onclick={move |_| older.set(n + 1)}>{"◂ older runs"}</button>
+            <span role="status">{at.words(len)}</span>
+            <button class="newer" disabled={at.page == 0}
+                    onclick={move |_| newer.set(n.saturating_sub(1))}>{"newer runs ▸"}</button>
+        </p>
     }
 }
 

@@ -43,6 +43,20 @@ pub fn Trend(props: &TrendProps) -> Html {
         },
     );
     let spec = Rc::new(ChartSpec::Trend(chart_lines(&lines), marks(&lines)));
+    // The table "as text" holds a row per run: drawn once it is opened, not before (a
+    // thousand runs are a thousand rows nobody asked to see).
+    let as_text = use_state(|| false);
+    let on_as_text = {
+        let as_text = as_text.clone();
+        Callback::from(move |e: Event| {
+            if let Some(d) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
+            {
+                as_text.set(d.open());
+            }
+        })
+    };
     // The runs' span, for an export's head: first start … last start.
     let order = in_time_order(&props.runs);
     let span = match (order.first(), order.last()) {
@@ -107,8 +121,9 @@ pub fn Trend(props: &TrendProps) -> Html {
                    arms={chosen.clone().map(|a| vec![a])}
                    label="the picked arm's p50 in each run, oldest to newest, one line per host, changes ringed"
                    empty="nothing to show: the arm has no latencies in the shown runs and hosts" />
-            <details class="as-text">
+            <details class="as-text" ontoggle={on_as_text}>
                 <summary>{"as text"}</summary>
+                if *as_text {
                 <table id="trend-table" class="arms">
                     <thead><tr>
                         <th scope="col">{"host"}</th><th scope="col">{"#"}</th>
@@ -124,6 +139,7 @@ pub fn Trend(props: &TrendProps) -> Html {
                     }
                     </tbody>
                 </table>
+                }
             </details>
         </section>
     }

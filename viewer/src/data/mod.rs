@@ -22,6 +22,7 @@ pub mod markdown;
 pub mod matrix;
 pub mod open_loop;
 pub mod outcome;
+pub mod pages;
 pub mod permalink;
 pub mod phases;
 pub mod pick;
