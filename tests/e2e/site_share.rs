@@ -564,3 +564,47 @@ fn the_site_works_under_a_project_pages_sub_path() {
         assert!(name.starts_with(&base), "{name} is outside {base}");
     }
 }
+
+/// A link to a section (`…#findings`) opens the page at that section once it is drawn,
+/// though the sections come after the viewer has started.
+#[test]
+fn a_link_to_a_section_opens_the_page_there() {
+    let fx = fixture();
+    let _g = one_at_a_time("browser");
+    let server = Server::start(&fx.www);
+    for section in ["findings", "table-section"] {
+        let browser = Browser::start(
+            scratch(&format!("chromium-fragment-{section}")),
+            1400,
+            900,
+            &[],
+        );
+        browser.goto(&format!("{}{SUB_PATH}#{section}", server.url));
+        browser.wait_for(
+            "rows, findings and drawn charts",
+            "document.querySelectorAll('#arm-table tbody tr').length > 0 && \
+             document.querySelectorAll('#findings li').length > 0 && \
+             [...document.querySelectorAll('canvas')].every(c => c.dataset.draws)",
+        );
+        // Below the section bar (the page's scroll padding, 3.8rem), within a few pixels.
+        let got = browser.exec(
+            "return [window.scrollY, \
+                     Math.round(document.getElementById(arguments[0]).getBoundingClientRect().top), \
+                     Math.round(document.querySelector('nav.sections').getBoundingClientRect().bottom)];",
+            json!([section]),
+        );
+        let (scrolled, top, bar) = (
+            got[0].as_f64().unwrap(),
+            got[1].as_i64().unwrap(),
+            got[2].as_i64().unwrap(),
+        );
+        assert!(
+            scrolled > 300.0,
+            "#{section}: the page scrolled down ({got})"
+        );
+        assert!(
+            top >= bar - 2 && top <= 80,
+            "#{section}: its top just below the bar ({got})"
+        );
+    }
+}

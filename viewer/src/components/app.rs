@@ -10,7 +10,7 @@ use super::controls::{controls, ControlsProps};
 use super::findings::{findings_section, FindingsProps};
 use super::headline::{headline, run_picker, RunPickerProps};
 use super::loader::{fetch_urls, initial_load, Fetched, Loader, Start};
-use super::permalink::{self, use_permalink, Targets};
+use super::permalink::{self, use_fragment, use_permalink, Targets};
 use super::runs::{failures, FailuresProps, RunColumn, RunList};
 use super::table::{arm_table, TableProps};
 use super::trend::Trend;
@@ -288,6 +288,7 @@ pub fn App() -> Html {
         cmp: cmp.clone(),
     };
     use_permalink(link, set.clone(), runs.ready, targets, now);
+    use_fragment();
     let mut rows = arm_rows(&detail, &filter);
     sort_rows(&mut rows, *sort);
 

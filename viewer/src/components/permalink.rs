@@ -96,3 +96,27 @@ pub fn use_permalink(
         }
     });
 }
+
+/// A link to a part of the page (`…#findings`, `…#table-section`) scrolls there once that
+/// part is drawn: the sections come after the viewer has started, too late for the
+/// browser's own jump at load. Tried after each render until the part is on the page;
+/// a link without a fragment, or one whose part was found, leaves scrolling to the reader.
+#[hook]
+pub fn use_fragment() {
+    let pending = use_mut_ref(|| {
+        web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .map(|h| h.trim_start_matches('#').to_string())
+            .filter(|h| !h.is_empty())
+    });
+    use_effect(move || {
+        let id = pending.borrow().clone();
+        let found = id
+            .as_deref()
+            .and_then(|id| web_sys::window()?.document()?.get_element_by_id(id));
+        if let Some(part) = found {
+            part.scroll_into_view();
+            *pending.borrow_mut() = None;
+        }
+    });
+}
