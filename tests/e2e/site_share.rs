@@ -608,3 +608,60 @@ fn a_link_to_a_section_opens_the_page_there() {
         );
     }
 }
+
+/// The lab's own questions — did Python's `ssl` resume, did `s_time -reuse` resume — are
+/// answered among the findings on top, each with every resumed arm's count of resumed
+/// connections, as the evidence records it (counted here from the file, not the viewer).
+#[test]
+fn the_python_and_s_time_answers_are_on_top_with_the_evidences_counts() {
+    let fx = fixture();
+    let _g = one_at_a_time("browser");
+    let ev = Evidence::from_json(&e2e::fixture::quick_run_evidence()).unwrap();
+    let expected = |client: Stack| -> Vec<(String, f64)> {
+        ev.arms
+            .iter()
+            .filter(|a| a.client_stack == client && a.mode == shared::Mode::Resumed)
+            .filter(|a| a.skipped.is_none())
+            .map(|a| {
+                let resumed = match &a.rate {
+                    Some(r) if !r.slices.is_empty() => r.slices.iter().map(|s| s.resumed).sum(),
+                    _ => a.resumed.client,
+                };
+                (a.id.clone(), resumed as f64)
+            })
+            .collect()
+    };
+    let (python, s_time) = (expected(Stack::PythonSsl), expected(Stack::OpensslSTime));
+    assert!(
+        !python.is_empty() && !s_time.is_empty(),
+        "the quick run has both"
+    );
+    let server = Server::start(&fx.www);
+    let browser = open_at(&server, "lab-questions", SUB_PATH);
+    let top = browser.exec(
+        "return [...document.querySelectorAll('#findings > ul.findings > li')].map(li => \
+           [li.dataset.kind, li.dataset.values.split(';').filter(v => v).map(v => v.split('|'))]);",
+        json!([]),
+    );
+    let answers: Vec<Vec<(String, f64)>> = top
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f[0] == "resumption")
+        .map(|f| {
+            f[1].as_array()
+                .unwrap()
+                .iter()
+                .filter(|v| v[1] == "connections resumed")
+                .map(|v| {
+                    (
+                        v[0].as_str().unwrap().to_string(),
+                        v[2].as_str().unwrap().parse().unwrap(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .filter(|v: &Vec<_>| !v.is_empty())
+        .collect();
+    assert_eq!(answers, vec![python, s_time], "{top}");
+}

@@ -20,9 +20,24 @@ fn items(list: &[Finding], key: u32, headline: bool, seen: &mut Vec<&'static str
         .filter(|f| f.headline == headline)
         .map(|f| {
             let (href, name) = f.topic.target(f.headline, key);
-            html! { <li>{super::termed(&f.text, seen)}{" "}<a {href}>{name}</a></li> }
+            html! {
+                <li data-kind={f.topic.kind()} data-values={values(f)}>
+                    {super::termed(&f.text, seen)}{" "}<a {href}>{name}</a>
+                </li>
+            }
         })
         .collect()
+}
+
+/// A finding's numbers as data beside its sentence, for scripts and tests that read the
+/// page: `arm|metric|value` per number, `;` between them (the same numbers as the
+/// findings' CSV).
+fn values(f: &Finding) -> String {
+    f.data
+        .iter()
+        .map(|d| format!("{}|{}|{}", d.arm, d.metric, d.value))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 pub fn findings_section(props: &FindingsProps) -> Html {

@@ -619,12 +619,14 @@ fn lab_questions(ev: &Evidence, out: &mut Vec<Finding>) {
         if arms.is_empty() {
             continue;
         }
-        let (mut clauses, mut data) = (Vec::new(), Vec::new());
+        let n = arms.len();
+        let (mut yes, mut no, mut pitfalls, mut data) =
+            (Vec::new(), Vec::new(), Vec::<String>::new(), Vec::new());
         for a in arms {
             let (resumed, of) = resumed_of(a);
             // Python runs both ends: its server counts too, and must agree.
             let python_server = a.server_stack == Stack::PythonSsl;
-            let yes = a.error.is_none()
+            let resumed_all = a.error.is_none()
                 && of > 0
                 && resumed == of
                 && (!python_server || a.resumed.server == of);
@@ -632,12 +634,24 @@ fn lab_questions(ev: &Evidence, out: &mut Vec<Finding>) {
                 true => format!(", {} by the server's count", a.resumed.server),
                 false => String::new(),
             };
-            clauses.push(format!(
-                "{} {}: {} ({resumed} of {of} connections resumed{server})",
+            let clause = format!(
+                "{} {} ({resumed} of {of} connections resumed{server})",
                 a.id,
-                proto(a.protocol),
-                if yes { "yes" } else { "no" },
-            ));
+                proto(a.protocol)
+            );
+            match resumed_all {
+                true => yes.push(clause),
+                false => {
+                    no.push(clause);
+                    // What the pitfall is, once: its first sentence.
+                    if let Some(p) = &a.known_pitfall {
+                        let head = p.split(". ").next().unwrap_or(p).trim_end_matches('.');
+                        if !pitfalls.iter().any(|q| q == head) {
+                            pitfalls.push(head.to_string());
+                        }
+                    }
+                }
+            }
             data.push(datum(
                 a,
                 "connections resumed",
@@ -646,7 +660,26 @@ fn lab_questions(ev: &Evidence, out: &mut Vec<Finding>) {
                 "connections",
             ));
         }
-        let text = format!("{question} {}.", clauses.join("; "));
+        let pitfall = match pitfalls.is_empty() {
+            true => String::new(),
+            false => format!(" — a known pitfall: {}", pitfalls.join("; ")),
+        };
+        let arms_word = if n == 1 { "arm" } else { "arms" };
+        let mut text = match (yes.len(), no.len()) {
+            (0, _) => format!("{question} No: {}{pitfall}", no.join("; ")),
+            (y, _) => format!(
+                "{question} Yes, every connection, in {y} of its {n} resumed {arms_word}: {}",
+                yes.join("; ")
+            ),
+        };
+        if !yes.is_empty() && !no.is_empty() {
+            text.push_str(&format!(
+                ". Not in {}: {}{pitfall}",
+                no.len(),
+                no.join("; ")
+            ));
+        }
+        text.push('.');
         push(out, Topic::Resumption, true, text, data);
     }
 }

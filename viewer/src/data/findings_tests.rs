@@ -162,17 +162,21 @@ fn the_lab_questions_are_answered_on_top_with_each_arms_resumed_count() {
     assert!(
         answers[0]
             .text
-            .contains("TLS 1.3: yes (3 of 3 connections resumed, 3 by the server's count)"),
+            .contains("Yes, every connection, in 1 of its 1 resumed arm: python-tls13-resumed TLS 1.3 (3 of 3 connections resumed, 3 by the server's count)."),
         "{}",
         answers[0].text
     );
     assert!(
-        answers[1].text.contains("TLS 1.2: yes (100 of 100"),
+        answers[1].text.contains(
+            "Yes, every connection, in 1 of its 2 resumed arms: s_time-tls12-reuse-vs-s_server TLS 1.2 (100 of 100"
+        ),
         "{}",
         answers[1].text
     );
     assert!(
-        answers[1].text.contains("TLS 1.3: no (0 of 100"),
+        answers[1].text.contains(
+            "Not in 1: s_time-tls13-reuse-vs-s_server TLS 1.3 (0 of 100 connections resumed) — a known pitfall: "
+        ),
         "{}",
         answers[1].text
     );
@@ -190,7 +194,7 @@ fn the_lab_questions_are_answered_on_top_with_each_arms_resumed_count() {
     assert!(
         first
             .text
-            .contains("TLS 1.3: no (3 of 3 connections resumed, 2 by"),
+            .contains("No: python-tls13-resumed TLS 1.3 (3 of 3 connections resumed, 2 by"),
         "{}",
         first.text
     );
