@@ -39,6 +39,12 @@ pub const MODES_APART: f64 = 0.30;
 /// The machine was busy before the run when the 1-minute load average was at least
 /// this many runnable tasks per CPU.
 pub const BUSY_LOAD_PER_CPU: f64 = 1.5;
+/// Other programs took this share of the machine's time (per cent) while the run's own
+/// arms were timed: a neighbour inside the machine. Read here on a 2-vCPU VM: 0.0 in
+/// quiet `--no-peers` runs (three of three); 12.7% (4.0 of 31.4 CPU s) with a busy loop
+/// on one CPU for 8 s of the arms' 16 s. A like loop beside a default run, unseen by the
+/// steal and probe rules, had moved its rustls arms' p50s by 3–12% against a quiet run.
+pub const OTHER_WORK_NOISY_PERCENT: f64 = 5.0;
 /// Two runs' compute speeds differ when their fast references differ by more than this
 /// factor.
 pub const PROBE_APART: f64 = 1.25;
@@ -100,6 +106,9 @@ pub enum Reason {
     },
     /// The 1-minute load average before the run, against the CPUs.
     Busy { load: f64, cpus: u64 },
+    /// Other programs' share of the machine while the run's own arms were timed
+    /// (`environment.other_work`), per cent, and their CPU seconds.
+    OtherWork { percent: f64, cpu_s: f64 },
     /// No steal recorded.
     NoRecord,
 }
@@ -147,6 +156,10 @@ impl fmt::Display for Reason {
             Reason::Busy { load, cpus } => write!(
                 f,
                 "the machine was busy before the run (load average {load:.2} on {cpus} CPUs)"
+            ),
+            Reason::OtherWork { percent, cpu_s } => write!(
+                f,
+                "other programs on the machine ran beside the run's own arms: {percent:.1}% of its CPU time ({cpu_s:.1} CPU s; noisy from {OTHER_WORK_NOISY_PERCENT}%)"
             ),
             Reason::NoRecord => f.write_str("this file records no steal time"),
         }
@@ -292,6 +305,10 @@ pub fn of(e: &Evidence) -> Conditions {
             load,
             cpus: env.logical_cpus,
         });
+    }
+    let other = env.other_work.and_then(|o| Some((o.percent()?, o.cpu_s)));
+    if let Some((percent, cpu_s)) = other.filter(|(p, _)| *p >= OTHER_WORK_NOISY_PERCENT) {
+        reasons.push(Reason::OtherWork { percent, cpu_s });
     }
     let level = reasons
         .iter()

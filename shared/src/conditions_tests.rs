@@ -142,6 +142,40 @@ fn a_busy_machine_before_the_run_is_noisy() {
 }
 
 #[test]
+fn other_programs_beside_the_runs_own_arms_make_it_noisy() {
+    let mut e = run(&[0.0], &[used(10)]);
+    // 1.2 of 20 CPU seconds: 6%, over the 5% line.
+    e.environment.other_work = Some(crate::OtherWork {
+        cpu_s: 1.2,
+        window_cpu_s: 20.0,
+    });
+    let c = of(&e);
+    assert_eq!(c.level, Level::Noisy);
+    assert_eq!(c.reasons.len(), 1, "{:?}", c.reasons);
+    match c.reasons[0] {
+        Reason::OtherWork { percent, cpu_s } => {
+            assert!((percent - 6.0).abs() < 1e-9, "{percent}");
+            assert_eq!(cpu_s, 1.2);
+        }
+        ref r => panic!("{r:?}"),
+    }
+    // 0.9 of 20: 4.5%, under it; and a window of no time says nothing.
+    e.environment.other_work = Some(crate::OtherWork {
+        cpu_s: 0.9,
+        window_cpu_s: 20.0,
+    });
+    assert_eq!(of(&e).level, Level::Quiet);
+    e.environment.other_work = Some(crate::OtherWork {
+        cpu_s: 0.9,
+        window_cpu_s: 0.0,
+    });
+    assert_eq!(of(&e).level, Level::Quiet);
+    // Older files have no record: no reason.
+    e.environment.other_work = None;
+    assert_eq!(of(&e).level, Level::Quiet);
+}
+
+#[test]
 fn a_file_without_steal_says_so() {
     let c = of(&run(&[], &[used(10)]));
     assert_eq!(

@@ -187,6 +187,7 @@ pub fn evidence() -> Evidence {
             server_host: None,
             steal_percent: Default::default(),
             cpu_idle: Default::default(),
+            other_work: None,
         },
         comparisons: vec![Comparison {
             kind: ComparisonKind::ResumeSpeedup,

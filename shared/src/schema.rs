@@ -225,6 +225,31 @@ pub struct Environment {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[cfg(not(target_arch = "wasm32"))]
     pub cpu_idle: BTreeMap<String, String>,
+    /// Other programs' CPU time while the run's own arms were timed (rustls and TCP
+    /// connect, whose clients and servers are threads of the collector): a neighbour
+    /// inside the machine moves the numbers as steal does, and steal does not show it.
+    /// None in older files, and where the arms ran against a remote target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_work: Option<OtherWork>,
+}
+
+/// The machine's busy time over a window (`/proc/stat`: user, nice, system, irq,
+/// softirq), less the collector's own (`getrusage`, every thread): what other processes
+/// — and kernel threads working for anyone — ran meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct OtherWork {
+    /// CPU seconds spent outside the collector's process in the window (never below 0:
+    /// `/proc/stat` counts in ticks of 10 ms, the collector's own time in µs).
+    pub cpu_s: f64,
+    /// The window's CPU seconds in all: its wall time × the CPUs (every state's ticks).
+    pub window_cpu_s: f64,
+}
+
+impl OtherWork {
+    /// Other programs' share of the machine's time in the window, per cent.
+    pub fn percent(&self) -> Option<f64> {
+        (self.window_cpu_s > 0.0).then(|| self.cpu_s * 100.0 / self.window_cpu_s)
+    }
 }
 
 /// `/proc/loadavg` (1, 5 and 15 minute averages) before and after the run.

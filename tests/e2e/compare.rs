@@ -68,6 +68,7 @@ fn slowed(e: &Evidence) -> Evidence {
 fn without_host_record(mut e: Evidence) -> Evidence {
     e.run.conditions = None;
     e.environment.steal_percent.clear();
+    e.environment.other_work = None;
     e.environment.load_average.before = [0.0; 3];
     e.environment.load_average.after = [0.0; 3];
     for a in e.arms.iter_mut() {

@@ -83,6 +83,7 @@ pub fn collect(load_before: [f64; 3]) -> Environment {
         server_host: None,
         steal_percent: BTreeMap::new(),
         cpu_idle: cpu_idle(),
+        other_work: None,
     }
 }
 

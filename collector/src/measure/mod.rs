@@ -12,6 +12,7 @@ pub mod hop;
 pub mod hop_curve;
 pub mod link_record;
 pub mod open_loop;
+pub mod other_work;
 pub mod phases;
 pub mod probe;
 pub mod record;

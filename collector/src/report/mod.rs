@@ -389,6 +389,12 @@ pub fn hypervisor(e: &Evidence) -> String {
             .collect();
         let _ = write!(out, "steal time during the run {}", cpus.join(", "));
     }
+    if let Some(p) = env.other_work.as_ref().and_then(|o| o.percent()) {
+        let _ = write!(
+            out,
+            "; other programs {p:.1}% of the machine's CPU time while the run's own arms were timed"
+        );
+    }
     let idle: Vec<String> = ["cpuidle.driver", "haltpoll.guest_halt_poll_ns"]
         .iter()
         .filter_map(|k| Some(format!("{k} {}", env.cpu_idle.get(*k)?)))

@@ -77,6 +77,18 @@ fn the_hypervisor_line_names_steal_per_cpu_the_idle_settings_and_the_worst_round
         hypervisor(&e),
         "Hypervisor: steal time during the run cpu0 23.5%, cpu1 4.0%; idle: cpuidle.driver haltpoll, haltpoll.guest_halt_poll_ns 0; at most 41% in one arm's chunk of a round (arms' round_steal_percent)\n\n"
     );
+    // Other programs' share, where recorded: 3 of 40 CPU seconds.
+    e.environment.other_work = Some(shared::OtherWork {
+        cpu_s: 3.0,
+        window_cpu_s: 40.0,
+    });
+    assert!(
+        hypervisor(&e).contains(
+            "; other programs 7.5% of the machine's CPU time while the run's own arms were timed;"
+        ),
+        "{}",
+        hypervisor(&e)
+    );
 }
 
 /// The summary row of `arm`, split on whitespace.

@@ -179,6 +179,12 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
             args.chain_depth,
         )?),
     };
+    // Other programs' work while the run's own arms are timed (their clients and servers
+    // are threads of this process; not watched against a remote target).
+    let watch = match &args.target {
+        Some(_) => None,
+        None => crate::measure::other_work::Watch::start(),
+    };
     let mut arms = if let Some(target) = &args.target {
         let (arms, host) = remote::client::arms(
             target.addr,
@@ -215,6 +221,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
             }
         }
     };
+    let other_work = watch.and_then(|w| w.finish());
     placement::mark_control(&mut arms, &control);
     let hop_after = if measure_hop && !stop.load(Ordering::SeqCst) {
         phases::hop_pass(io_timeout)
@@ -285,6 +292,7 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         crate::measure::steal::per_cpu(&steal_before, &crate::measure::steal::read());
     environment.peers = peer.peers;
     environment.server_host = server_host;
+    environment.other_work = other_work;
     let mut run = Run {
         id: record::run_id(started, &environment.hostname),
         started_at: record::rfc3339(started),

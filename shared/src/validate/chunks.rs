@@ -93,6 +93,18 @@ pub(super) fn check(arm: &Arm, summary: bool, at: &dyn Fn(&str) -> String, bad: 
 /// names short.
 pub(super) fn check_conditions(e: &crate::Evidence, bad: &mut Bad<'_>) {
     use crate::conditions::Reason;
+    // What the other programs ran is a part of the window's time.
+    if let Some(o) = e.environment.other_work {
+        if !(o.cpu_s.is_finite() && o.window_cpu_s.is_finite())
+            || o.cpu_s < 0.0
+            || o.cpu_s > o.window_cpu_s
+        {
+            bad(
+                "environment.other_work".into(),
+                "other programs' CPU time must be a part of the window's (0 ≤ cpu_s ≤ window_cpu_s)".into(),
+            );
+        }
+    }
     let Some(c) = &e.run.conditions else {
         return;
     };
@@ -111,9 +123,13 @@ pub(super) fn check_conditions(e: &crate::Evidence, bad: &mut Bad<'_>) {
                 slow_us,
             } => slow <= probed && time(*fast_us) && time(*slow_us),
             Reason::Busy { load, .. } => load.is_finite() && *load >= 0.0,
+            Reason::OtherWork { percent, cpu_s } => {
+                pct(*percent) && cpu_s.is_finite() && *cpu_s >= 0.0
+            }
             Reason::NoRecord => true,
         };
     }
+
     if !fine {
         bad(
             "run.conditions".into(),
@@ -199,6 +215,19 @@ mod tests {
         let mut e = chunked();
         arm(&mut e).list[2].steal_percent = Some(101.0);
         assert!(violations(&e).iter().any(|v| v.contains("steal_percent")));
+        let mut e = chunked();
+        e.environment.other_work = Some(crate::OtherWork {
+            cpu_s: 2.0,
+            window_cpu_s: 2.0,
+        });
+        assert!(violations(&e).is_empty(), "{:?}", violations(&e));
+        e.environment.other_work = Some(crate::OtherWork {
+            cpu_s: 2.5,
+            window_cpu_s: 2.0,
+        });
+        assert!(violations(&e)
+            .iter()
+            .any(|v| v.contains("environment.other_work")));
         let mut e = chunked();
         arm(&mut e).list[2].round = 999;
         assert!(violations(&e).iter().any(|v| v.contains("round")));

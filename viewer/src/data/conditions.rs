@@ -44,6 +44,7 @@ pub fn banner(e: &Evidence) -> Banner {
             Reason::NoisyArms { .. } => Some("arms kept chunks over the steal threshold"),
             Reason::SpeedModes { .. } => Some("the CPU at two speeds"),
             Reason::Busy { .. } => Some("a busy host"),
+            Reason::OtherWork { .. } => Some("other programs beside the run"),
         })
         .collect();
     let title = match causes.is_empty() {
