@@ -84,15 +84,7 @@ pub fn flight_chart(ev: &Evidence, filter: &ArmFilter) -> Option<FlightChart> {
 
 /// `1,234 B`.
 pub fn fmt_bytes(b: u64) -> String {
-    let digits = b.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out + " B"
+    super::pages::thousands(b) + " B"
 }
 
 fn flight_text(name: &str, f: &FlightSizes) -> String {

@@ -67,7 +67,7 @@ impl Page {
 }
 
 /// `1000` → "1,000".
-pub fn thousands(n: usize) -> String {
+pub fn thousands(n: impl ToString) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
