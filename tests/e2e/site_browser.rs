@@ -874,7 +874,7 @@ fn a_screenshot_of_the_site_is_written_to_target() {
 }
 
 /// The budgets: the bundle's gzipped size is deterministic and asserted (at most
-/// 360,000 bytes on the pinned stable toolchain with no unstable flags; docs/src/site.md,
+/// 370,000 bytes on the pinned stable toolchain with no unstable flags; docs/src/site.md,
 /// "The bundle budget"); the time from
 /// navigation start to the first drawn chart with ten
 /// evidence files is reported, not asserted (this machine is noisy).
@@ -901,8 +901,8 @@ fn budgets_are_measured() {
         .collect();
     let total: u64 = sizes.iter().map(|s| s.1).sum();
     assert!(
-        total <= 360_000,
-        "the viewer's wasm + JS is {total} bytes gzipped, over the 360,000-byte budget: {sizes:?} \
+        total <= 370_000,
+        "the viewer's wasm + JS is {total} bytes gzipped, over the 370,000-byte budget: {sizes:?} \
          (a RUSTFLAGS in the environment is appended to the wasm build: see xtask's output)"
     );
 
