@@ -45,6 +45,10 @@ pub const BUSY_LOAD_PER_CPU: f64 = 1.5;
 /// on one CPU for 8 s of the arms' 16 s. A like loop beside a default run, unseen by the
 /// steal and probe rules, had moved its rustls arms' p50s by 3–12% against a quiet run.
 pub const OTHER_WORK_NOISY_PERCENT: f64 = 5.0;
+/// ... judged only over a window of at least this many CPU seconds: `/proc/stat` counts
+/// in 10 ms ticks, so a reading may be a tick off per CPU; over 2 CPU seconds that is
+/// at most 2% on a 2-CPU machine, under the line.
+pub const OTHER_WORK_MIN_WINDOW_CPU_S: f64 = 2.0;
 /// Two runs' compute speeds differ when their fast references differ by more than this
 /// factor.
 pub const PROBE_APART: f64 = 1.25;
@@ -306,7 +310,10 @@ pub fn of(e: &Evidence) -> Conditions {
             cpus: env.logical_cpus,
         });
     }
-    let other = env.other_work.and_then(|o| Some((o.percent()?, o.cpu_s)));
+    let other = env
+        .other_work
+        .filter(|o| o.window_cpu_s >= OTHER_WORK_MIN_WINDOW_CPU_S)
+        .and_then(|o| Some((o.percent()?, o.cpu_s)));
     if let Some((percent, cpu_s)) = other.filter(|(p, _)| *p >= OTHER_WORK_NOISY_PERCENT) {
         reasons.push(Reason::OtherWork { percent, cpu_s });
     }

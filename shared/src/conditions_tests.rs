@@ -159,6 +159,13 @@ fn other_programs_beside_the_runs_own_arms_make_it_noisy() {
         }
         ref r => panic!("{r:?}"),
     }
+    // A window too short to judge (1.5 CPU s: a tick is 1.3% of it) says nothing, even
+    // at 20%.
+    e.environment.other_work = Some(crate::OtherWork {
+        cpu_s: 0.3,
+        window_cpu_s: 1.5,
+    });
+    assert_eq!(of(&e).level, Level::Quiet);
     // 0.9 of 20: 4.5%, under it; and a window of no time says nothing.
     e.environment.other_work = Some(crate::OtherWork {
         cpu_s: 0.9,

@@ -228,7 +228,8 @@ pub struct Environment {
     /// Other programs' CPU time while the run's own arms were timed (rustls and TCP
     /// connect, whose clients and servers are threads of the collector): a neighbour
     /// inside the machine moves the numbers as steal does, and steal does not show it.
-    /// None in older files, and where the arms ran against a remote target.
+    /// None in older files, in a run against a remote target and in a run of peer arms
+    /// alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_work: Option<OtherWork>,
 }

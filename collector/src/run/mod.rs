@@ -180,9 +180,11 @@ fn run_to_the_end(args: RunOptions) -> Result<ExitCode> {
         )?),
     };
     // Other programs' work while the run's own arms are timed (their clients and servers
-    // are threads of this process; not watched against a remote target).
+    // are threads of this process; not watched against a remote target, nor in a run
+    // of peer arms alone).
     let watch = match &args.target {
         Some(_) => None,
+        None if specs.is_empty() => None,
         None => crate::measure::other_work::Watch::start(),
     };
     let mut arms = if let Some(target) = &args.target {
